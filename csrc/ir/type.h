@@ -1,0 +1,91 @@
+// Types of the IR core. TTIR and Tile IR share them: integers are signless (as in MLIR),
+// floats carry their format, pointers their pointee, tensors a static shape.
+//
+// Types are interned in one process-wide table: two equal types are the same storage, so a
+// Type compares and hashes by pointer. Storage is never freed (types are few and small).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace tt {
+
+enum class TypeKind : uint8_t { Int, Float, Ptr, Tensor, Func, Token };
+
+// Float formats in the order of their width; F8E4M3FN/F8E5M2 are OCP fp8 (Triton's fp8e4nv and
+// fp8e5), TF32 exists only in Tile IR (mma operands).
+enum class FloatKind : uint8_t { F8E4M3FN, F8E5M2, F16, BF16, TF32, F32, F64 };
+
+struct TypeStorage;
+
+class Type {
+public:
+  Type() = default;
+  explicit Type(const TypeStorage *s) : s_(s) {}
+
+  static Type integer(int width);
+  static Type floating(FloatKind kind);
+  static Type floatByName(const std::string &name); // "f16", "bf16", ...; throws on unknown
+  static Type pointer(Type pointee, int addrSpace = 1);
+  static Type tensor(const std::vector<int64_t> &shape, Type element);
+  static Type function(const std::vector<Type> &inputs, const std::vector<Type> &results);
+  static Type token();
+
+  explicit operator bool() const { return s_ != nullptr; }
+  bool operator==(Type o) const { return s_ == o.s_; }
+  bool operator!=(Type o) const { return s_ != o.s_; }
+  const TypeStorage *storage() const { return s_; }
+
+  TypeKind kind() const;
+  bool isInt() const { return s_ && kind() == TypeKind::Int; }
+  bool isInt(int width) const { return isInt() && intWidth() == width; }
+  bool isFloat() const { return s_ && kind() == TypeKind::Float; }
+  bool isPtr() const { return s_ && kind() == TypeKind::Ptr; }
+  bool isTensor() const { return s_ && kind() == TypeKind::Tensor; }
+  bool isFunc() const { return s_ && kind() == TypeKind::Func; }
+  bool isToken() const { return s_ && kind() == TypeKind::Token; }
+  bool isScalar() const { return s_ && !isTensor() && !isFunc(); }
+
+  int intWidth() const;         // Int only
+  FloatKind floatKind() const;  // Float only
+  int floatWidth() const;       // bits of a Float (tf32 counts 32: its storage width)
+  int bitWidth() const;         // Int/Float width, 64 for pointers
+  int byteWidth() const;        // storage bytes of one element (i1 takes one byte)
+  Type pointee() const;         // Ptr only
+  int addrSpace() const;        // Ptr only
+  const std::vector<int64_t> &shape() const; // Tensor: its shape; scalars: empty
+  int rank() const { return static_cast<int>(shape().size()); }
+  int64_t numel() const;        // 1 for scalars
+  Type element() const;         // Tensor: element type; scalars: itself
+  Type withShape(const std::vector<int64_t> &shape) const; // same element, new shape (or scalar)
+  Type withElement(Type element) const;                    // same shape, new element
+  const std::vector<Type> &inputs() const;  // Func only
+  const std::vector<Type> &results() const; // Func only
+
+  std::string str() const; // MLIR spelling: i32, f16, !tt.ptr<f32>, tensor<4x8xf32>
+  std::string scalarName() const; // "i32", "f16", "ptr" for scalars
+
+private:
+  const TypeStorage *s_ = nullptr;
+};
+
+struct TypeStorage {
+  TypeKind kind;
+  int width = 0;
+  FloatKind floatKind = FloatKind::F32;
+  Type elem; // pointee / tensor element
+  int addrSpace = 1;
+  std::vector<int64_t> shape;
+  std::vector<Type> inputs, results;
+  std::string spelling;
+};
+
+const char *floatKindName(FloatKind k);
+
+} // namespace tt
+
+template <> struct std::hash<tt::Type> {
+  size_t operator()(tt::Type t) const { return std::hash<const void *>()(t.storage()); }
+};

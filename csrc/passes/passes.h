@@ -1,0 +1,26 @@
+// The TTIR pass pipeline. Each pass is a plain function over a module, in its own file; the
+// pipeline is a list of their names.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ir/operation.h"
+
+namespace tt {
+
+void inlineCalls(Module &m);   // inline.cpp: every tt.call, then drop private functions
+void canonicalize(Module &m);  // canonicalize.cpp: local folds and simplifications
+void eliminateCommonSubexpressions(Module &m); // cse.cpp
+void eliminateDeadCode(Module &m);             // dce.cpp
+
+// Runs the named passes in order ("inline", "canonicalize", "cse", "dce"), verifying the
+// module after each; throws std::invalid_argument for an unknown name.
+void runPasses(Module &m, const std::vector<std::string> &names);
+
+// Helpers shared by passes.
+bool isConstant(const Value *v);
+bool constantInt(const Value *v, int64_t &out); // scalar or splat integer constant
+std::vector<std::pair<Value *, Value *>> mapResults(Operation *from, const std::vector<Value *> &to);
+
+} // namespace tt
