@@ -34,7 +34,7 @@ void Printer::assignResultNames(const Operation &op) {
   if (op.numResults() == 0)
     return;
   std::string base;
-  if (op.is("arith.constant") && op.numResults() == 1) {
+  if ((op.is("arith.constant") || op.is("cuda_tile.constant")) && op.numResults() == 1) {
     std::string hint = constantHint(op);
     int &count = used_[hint];
     base = "%" + hint + (count ? "_" + std::to_string(count - 1) : "");
@@ -61,7 +61,7 @@ std::string Printer::operandList(const std::vector<Value *> &vals) {
 std::string Printer::typeList(const std::vector<Value *> &vals) {
   std::string s;
   for (size_t i = 0; i < vals.size(); ++i)
-    s += (i ? ", " : "") + vals[i]->type.str();
+    s += (i ? ", " : "") + typeStr(vals[i]->type);
   return s;
 }
 
@@ -103,7 +103,7 @@ void Printer::region(const Region &r, bool printEntryArgs) {
       out_.append(static_cast<size_t>(depth_ - 1) * 2, ' ');
       out_ += "^bb" + std::to_string(first ? 0 : 1) + "(";
       for (size_t a = 0; a < b->numArgs(); ++a)
-        out_ += (a ? ", " : "") + name(b->arg(a)) + ": " + b->arg(a)->type.str();
+        out_ += (a ? ", " : "") + name(b->arg(a)) + ": " + typeStr(b->arg(a)->type);
       out_ += "):\n";
     }
     first = false;
@@ -133,7 +133,7 @@ void Printer::genericOp(const Operation &op) {
   std::vector<Value *> res;
   for (size_t i = 0; i < op.numResults(); ++i)
     res.push_back(op.result(i));
-  out_ += res.size() == 1 ? res[0]->type.str() : "(" + typeList(res) + ")";
+  out_ += res.size() == 1 ? typeStr(res[0]->type) : "(" + typeList(res) + ")";
 }
 
 void Printer::op(const Operation &o) {
@@ -154,8 +154,10 @@ void Printer::op(const Operation &o) {
   out_ += "\n";
 }
 
-void Printer::module(const Module &m) {
-  out_ += "module {\n";
+void Printer::module(const Module &m) { module(m, "module"); }
+
+void Printer::module(const Module &m, const std::string &header) {
+  out_ += header + " {\n";
   ++depth_;
   for (const auto &f : m.body()->ops()) {
     // Each function is isolated from above: numbering restarts, as MLIR does.

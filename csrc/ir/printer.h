@@ -2,6 +2,7 @@
 // (so TTIR reads like stock Triton's), otherwise in MLIR's generic form.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -13,6 +14,9 @@ namespace tt {
 class Printer {
 public:
   explicit Printer(bool withLocs = false) : withLocs_(withLocs) {}
+
+  // How types are spelled: MLIR's TTIR spelling by default; Tile IR modules print `tile<...>`.
+  std::function<std::string(Type)> typeStr = [](Type t) { return t.str(); };
 
   std::string &os() { return out_; }
   Printer &operator<<(const std::string &s) {
@@ -32,6 +36,8 @@ public:
   // Names a block's arguments %argN (function signatures print them before the body).
   void nameArgs(const Block &b);
   void module(const Module &m);
+  // Prints each function of `m` (after `header`), wrapped in `header { ... }`.
+  void module(const Module &m, const std::string &header);
   void genericOp(const Operation &op); // the part after `%res = `
 
 private:

@@ -146,6 +146,74 @@ Type Type::function(const std::vector<Type> &inputs, const std::vector<Type> &re
   return table().intern(std::move(s));
 }
 
+const char *paddingName(Padding p) {
+  switch (p) {
+  case Padding::Zero:
+    return "zero";
+  case Padding::NegZero:
+    return "neg_zero";
+  case Padding::NaN:
+    return "nan";
+  case Padding::PosInf:
+    return "pos_inf";
+  case Padding::NegInf:
+    return "neg_inf";
+  case Padding::None:
+    break;
+  }
+  return "none";
+}
+
+namespace {
+std::string dims(const std::vector<int64_t> &v, const char *sep) {
+  std::string s;
+  for (size_t i = 0; i < v.size(); ++i)
+    s += (i ? sep : "") + (v[i] == kDynamic ? std::string("?") : std::to_string(v[i]));
+  return s;
+}
+} // namespace
+
+// Spelled as NVIDIA's textual Tile IR: tensor_view<?x32xf32, strides=[?,1]>.
+Type Type::tensorView(Type element, const std::vector<int64_t> &shape,
+                      const std::vector<int64_t> &strides) {
+  if (!element || !element.isScalar() || element.isPtr())
+    throw std::invalid_argument("tensor_view of an invalid element type");
+  if (shape.size() != strides.size())
+    throw std::invalid_argument("tensor_view needs one stride per dimension");
+  TypeStorage s{TypeKind::TensorView};
+  s.elem = element;
+  s.shape = shape;
+  s.strides = strides;
+  s.spelling = "tensor_view<" + dims(shape, "x") + (shape.empty() ? "" : "x") + element.str();
+  if (!shape.empty())
+    s.spelling += ", strides=[" + dims(strides, ",") + "]";
+  s.spelling += ">";
+  return table().intern(std::move(s));
+}
+
+Type Type::partitionView(const std::vector<int64_t> &tileShape, Type tensorView,
+                         const std::vector<int64_t> &dimMap, Padding padding) {
+  if (!tensorView.isTensorView())
+    throw std::invalid_argument("partition_view needs a tensor_view");
+  if (tileShape.size() != tensorView.viewShape().size())
+    throw std::invalid_argument("partition_view tile rank must match the tensor_view");
+  TypeStorage s{TypeKind::PartitionView};
+  s.elem = tensorView;
+  s.shape = tileShape;
+  s.dimMap = dimMap;
+  s.padding = padding;
+  bool identity = true;
+  for (size_t i = 0; i < dimMap.size(); ++i)
+    identity &= dimMap[i] == static_cast<int64_t>(i);
+  s.spelling = "partition_view<tile=(" + dims(tileShape, "x") + "), " + tensorView.str();
+  if (!identity)
+    s.spelling += ", dim_map=[" + dims(dimMap, ", ") + "]";
+  if (padding != Padding::None)
+    s.spelling += std::string(", padding_value = ") + paddingName(padding);
+  s.spelling += ">";
+  return table().intern(std::move(s));
+}
+
 Type Type::token() {
   TypeStorage s{TypeKind::Token};
   s.spelling = "!cuda_tile.token";
@@ -185,6 +253,19 @@ Type Type::withElement(Type element) const {
 }
 const std::vector<Type> &Type::inputs() const { return s_->inputs; }
 const std::vector<Type> &Type::results() const { return s_->results; }
+Type Type::viewElement() const {
+  return isPartitionView() ? s_->elem.viewElement() : s_->elem;
+}
+const std::vector<int64_t> &Type::viewShape() const {
+  return isPartitionView() ? s_->elem.viewShape() : s_->shape;
+}
+const std::vector<int64_t> &Type::viewStrides() const {
+  return isPartitionView() ? s_->elem.viewStrides() : s_->strides;
+}
+const std::vector<int64_t> &Type::tileShape() const { return s_->shape; }
+const std::vector<int64_t> &Type::dimMap() const { return s_->dimMap; }
+Padding Type::padding() const { return s_->padding; }
+Type Type::tensorViewOf() const { return s_->elem; }
 std::string Type::str() const { return s_ ? s_->spelling : "<<null type>>"; }
 std::string Type::scalarName() const {
   Type e = element();

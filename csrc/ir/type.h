@@ -12,7 +12,13 @@
 
 namespace tt {
 
-enum class TypeKind : uint8_t { Int, Float, Ptr, Tensor, Func, Token };
+enum class TypeKind : uint8_t { Int, Float, Ptr, Tensor, Func, Token, TensorView, PartitionView };
+
+// A dynamic extent or stride of a tensor_view (printed `?`), as in Tile IR's bytecode.
+constexpr int64_t kDynamic = INT64_MIN;
+
+// Tile IR's padding values for partition views (bytecode enum order); kNoPadding = none.
+enum class Padding : int8_t { None = -1, Zero = 0, NegZero = 1, NaN = 2, PosInf = 3, NegInf = 4 };
 
 // Float formats in the order of their width; F8E4M3FN/F8E5M2 are OCP fp8 (Triton's fp8e4nv and
 // fp8e5), TF32 exists only in Tile IR (mma operands).
@@ -32,6 +38,12 @@ public:
   static Type tensor(const std::vector<int64_t> &shape, Type element);
   static Type function(const std::vector<Type> &inputs, const std::vector<Type> &results);
   static Type token();
+  // Tile IR views. A tensor_view is a global tensor (element, shape, strides; each extent or
+  // stride may be kDynamic); a partition_view tiles one with a static tile shape.
+  static Type tensorView(Type element, const std::vector<int64_t> &shape,
+                         const std::vector<int64_t> &strides);
+  static Type partitionView(const std::vector<int64_t> &tileShape, Type tensorView,
+                            const std::vector<int64_t> &dimMap, Padding padding);
 
   explicit operator bool() const { return s_ != nullptr; }
   bool operator==(Type o) const { return s_ == o.s_; }
@@ -46,7 +58,10 @@ public:
   bool isTensor() const { return s_ && kind() == TypeKind::Tensor; }
   bool isFunc() const { return s_ && kind() == TypeKind::Func; }
   bool isToken() const { return s_ && kind() == TypeKind::Token; }
-  bool isScalar() const { return s_ && !isTensor() && !isFunc(); }
+  bool isTensorView() const { return s_ && kind() == TypeKind::TensorView; }
+  bool isPartitionView() const { return s_ && kind() == TypeKind::PartitionView; }
+  bool isView() const { return isTensorView() || isPartitionView(); }
+  bool isScalar() const { return s_ && !isTensor() && !isFunc() && !isView() && !isToken(); }
 
   int intWidth() const;         // Int only
   FloatKind floatKind() const;  // Float only
@@ -63,6 +78,15 @@ public:
   Type withElement(Type element) const;                    // same shape, new element
   const std::vector<Type> &inputs() const;  // Func only
   const std::vector<Type> &results() const; // Func only
+  // Views: viewElement (element type), viewShape/viewStrides (tensor_view), tileShape, dimMap,
+  // padding and underlying tensor_view (partition_view).
+  Type viewElement() const;
+  const std::vector<int64_t> &viewShape() const;
+  const std::vector<int64_t> &viewStrides() const;
+  const std::vector<int64_t> &tileShape() const;
+  const std::vector<int64_t> &dimMap() const;
+  Padding padding() const;
+  Type tensorViewOf() const;
 
   std::string str() const; // MLIR spelling: i32, f16, !tt.ptr<f32>, tensor<4x8xf32>
   std::string scalarName() const; // "i32", "f16", "ptr" for scalars
@@ -79,10 +103,13 @@ struct TypeStorage {
   int addrSpace = 1;
   std::vector<int64_t> shape;
   std::vector<Type> inputs, results;
+  std::vector<int64_t> strides, dimMap; // views
+  Padding padding = Padding::None;
   std::string spelling;
 };
 
 const char *floatKindName(FloatKind k);
+const char *paddingName(Padding p);
 
 } // namespace tt
 

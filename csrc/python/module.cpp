@@ -13,6 +13,7 @@ namespace py = pybind11;
 using namespace tt;
 
 void bindExec(py::module_ &m); // bind_exec.cpp
+void bindTile(py::module_ &m); // bind_tile.cpp
 
 namespace {
 
@@ -215,4 +216,5 @@ PYBIND11_MODULE(_core, m) {
   m.def("registered", [](const std::string &n) { return lookupOp(n) != nullptr; });
 
   bindExec(m);
+  bindTile(m);
 }

@@ -1,0 +1,978 @@
+// convert-ttir-to-tile: one walk over the inlined TTIR kernel that builds the cuda_tile entry.
+//
+// Rules:
+//   - every TTIR op maps to cuda_tile ops, or is recorded as unsupported (name, location,
+//     reason) and the conversion fails as a whole: the runtime then falls back loudly;
+//   - scalars are rank-0 tiles; splat is reshape + broadcast; make_range is iota (+ start);
+//   - integer division/remainder keep C semantics (signed, rounding toward zero) with no
+//     assumption about the dividend's sign (NVIDIA's converter assumes it non-negative);
+//   - tt.dot: f32 with tf32 converts the operands to tf32, tf32x3 emulates with three mmas,
+//     ieee is a plain f32 mma; f16/bf16/fp8 mma accumulate in the accumulator's type; i8 mmai;
+//   - reductions and scans get the identity of their combiner (never a dummy 0): a combine
+//     region whose identity is unknown is unsupported;
+//   - TILEIR_ENABLE_APPROX/FTZ set approx rounding and flush_to_zero on f32 ops;
+//   - cache/eviction modifiers and isVolatile are ignored (Tile IR has none); hints
+//     (llvm.intr.assume) are dropped; gpu.barrier becomes a token fence (tokens.cpp).
+// Known limits: see unsupported() calls: fp8 atomics, float atomic max/min, 16-bit CAS,
+// tt.histogram, tt.gather, math.erf, cmpf ord/uno, tt.fp_to_fp with rtz.
+#include "conversion/ttir_to_tile/convert.h"
+
+#include <cmath>
+#include <functional>
+#include <unordered_map>
+
+#include "conversion/ttir_to_tile/raise_views.h"
+#include "ir/builder.h"
+#include "ir/op_registry.h"
+#include "ir/verifier.h"
+#include "tile/tile.h"
+
+namespace tt {
+namespace {
+
+Type i1() { return Type::integer(1); }
+Type i32() { return Type::integer(32); }
+Type i64() { return Type::integer(64); }
+Attribute i32Attr(int64_t v) { return Attribute::integer(v, i32()); }
+
+struct Unsupported {
+  std::string reason;
+};
+
+class Converter {
+public:
+  Converter(Module &dst, const TileOptions &opts, TileConversion &report)
+      : b_(dst), opts_(opts), report_(report) {}
+
+  void convertKernel(const Operation &func) {
+    Type ft = func.attr("function_type").getType();
+    Attrs attrs = {{"sym_name", func.attr("sym_name")},
+                   {"function_type", Attribute::type(Type::function(ft.inputs(), {}))}};
+    Attribute hints = entryHints();
+    if (hints)
+      attrs.emplace_back("optimization_hints", hints);
+    b_.setLoc(func.loc());
+    Operation *entry = b_.create("cuda_tile.entry", {}, {}, attrs, 1);
+    const Block &src = *func.region(0)->front();
+    Block *dst = entry->region(0)->addBlock();
+    for (size_t i = 0; i < src.numArgs(); ++i)
+      map_[src.arg(i)] = dst->addArg(src.arg(i)->type);
+    b_.setInsertionPointToEnd(dst);
+    block(src, Term::Return);
+  }
+
+private:
+  enum class Term { Return, Yield, Continue, ReduceYield, WhileAfter };
+
+  // ---------------------------------------------------------------- helpers
+
+  Value *get(const Value *v) {
+    auto it = map_.find(v);
+    if (it == map_.end())
+      throw Unsupported{"internal: value used before it was converted"};
+    return it->second;
+  }
+  std::vector<Value *> get(const std::vector<Value *> &vs) {
+    std::vector<Value *> out;
+    for (const Value *v : vs)
+      out.push_back(get(v));
+    return out;
+  }
+  Operation *make(const std::string &n, const std::vector<Value *> &ops, const std::vector<Type> &ts,
+                  Attrs attrs = {}, int regions = 0) {
+    return b_.create("cuda_tile." + n, ops, ts, std::move(attrs), regions);
+  }
+  Value *make1(const std::string &n, const std::vector<Value *> &ops, Type t, Attrs attrs = {}) {
+    return make(n, ops, {t}, std::move(attrs))->result(0);
+  }
+  Value *constInt(int64_t v, Type t) {
+    Attribute a = t.isTensor() ? Attribute::denseSplat(0, v, t) : Attribute::integer(v, t);
+    return make1("constant", {}, t, {{"value", a}});
+  }
+  Value *constFloat(double v, Type t) {
+    Attribute a = t.isTensor() ? Attribute::denseSplat(v, 0, t) : Attribute::floating(v, t);
+    return make1("constant", {}, t, {{"value", a}});
+  }
+  // Scalar -> tile of `t`'s shape (Tile IR has no implicit splat).
+  Value *splat(Value *s, Type t) {
+    if (!t.isTensor() || s->type == t)
+      return s;
+    std::vector<int64_t> ones(t.shape().size(), 1);
+    Value *r = make1("reshape", {s}, t.withShape(ones));
+    return make1("broadcast", {r}, t);
+  }
+  Value *toI64(Value *v) {
+    if (v->type.isInt(64))
+      return v;
+    return make1("exti", {v}, i64(), {{"signedness", i32Attr(tile::kSigned)}});
+  }
+
+  bool f32(Type t) { return t.element().isFloat() && t.element().floatKind() == FloatKind::F32; }
+
+  // Flags the environment asks for, on ops that take them (f32 only, as Tile IR allows).
+  Attrs floatMods(Type t, bool rounding, bool approxable) {
+    Attrs a;
+    if (rounding)
+      a.emplace_back("rounding", i32Attr(opts_.approx && approxable && f32(t) ? tile::kApprox
+                                                                             : tile::kNearestEven));
+    if (opts_.ftz && f32(t))
+      a.emplace_back("flush_to_zero", Attribute::unit());
+    return a;
+  }
+
+  Attribute entryHints() {
+    std::vector<std::pair<std::string, Attribute>> inner;
+    if (opts_.numCtas > 1)
+      inner.emplace_back("num_cta_in_cga", i32Attr(opts_.numCtas));
+    if (opts_.occupancy > 0)
+      inner.emplace_back("occupancy", i32Attr(opts_.occupancy));
+    if (inner.empty())
+      return Attribute();
+    return Attribute::dict({{opts_.arch, Attribute::dict(inner)}});
+  }
+
+  Attrs memoryAttrs(std::vector<int64_t> segments, int ordering = tile::kWeak, int scope = -1) {
+    Attrs a = {{"memory_ordering_semantics", i32Attr(ordering)},
+               {"operandSegmentSizes", Attribute::i32Array(std::move(segments))}};
+    if (scope >= 0)
+      a.emplace_back("memory_scope", i32Attr(scope));
+    if (opts_.numStages > 0)
+      a.emplace_back("optimization_hints",
+                     Attribute::dict({{opts_.arch, Attribute::dict({{"latency", i32Attr(std::min(opts_.numStages, 10))}})}}));
+    return a;
+  }
+
+  void bind(const Operation &op, const std::vector<Value *> &vals) {
+    for (size_t i = 0; i < op.numResults(); ++i)
+      map_[op.result(i)] = vals.at(i);
+  }
+  void bind(const Operation &op, Value *v) { bind(op, std::vector<Value *>{v}); }
+
+  // ---------------------------------------------------------------- walking
+
+  void block(const Block &src, Term term) {
+    for (const auto &o : src.ops()) {
+      b_.setLoc(o->loc());
+      if (o->info()->has(kTerminator)) {
+        terminator(*o, term);
+        continue;
+      }
+      try {
+        op(*o);
+      } catch (const Unsupported &u) {
+        report_.unsupported.push_back({o->name(), locationString(o->loc()), u.reason});
+        // Keep walking with placeholders so every unsupported op is reported, not just the first.
+        for (size_t i = 0; i < o->numResults(); ++i)
+          map_[o->result(i)] = placeholder(o->result(i)->type);
+      }
+    }
+  }
+
+  Value *placeholder(Type t) {
+    if (t.element().isFloat())
+      return constFloat(0, t);
+    if (t.element().isInt())
+      return constInt(0, t);
+    if (t.element().isPtr())
+      return make1("int_to_ptr", {constInt(0, t.withElement(i64()))}, t);
+    return make1("make_token", {}, Type::token());
+  }
+
+  void terminator(const Operation &t, Term term) {
+    std::vector<Value *> vals = get(t.operands);
+    switch (term) {
+    case Term::Return:
+      make("return", vals, {});
+      return;
+    case Term::Yield:
+    case Term::ReduceYield:
+      make("yield", vals, {});
+      return;
+    case Term::Continue:
+      make("continue", vals, {});
+      return;
+    case Term::WhileAfter:
+      make("continue", vals, {});
+      return;
+    }
+  }
+
+  void op(const Operation &o) {
+    const std::string &n = o.name();
+    auto it = handlers().find(n);
+    if (it == handlers().end())
+      throw Unsupported{"no Tile IR lowering for '" + n + "'"};
+    it->second(*this, o);
+  }
+
+  using Handler = std::function<void(Converter &, const Operation &)>;
+  static const std::unordered_map<std::string, Handler> &handlers();
+
+  // ---------------------------------------------------------------- op groups
+
+  void elementwise(const Operation &o, const std::string &name, Attrs attrs = {}) {
+    bind(o, make1(name, get(o.operands), o.result(0)->type, std::move(attrs)));
+  }
+
+  void cmpi(const Operation &o) {
+    static const int pred[] = {tile::kEq, tile::kNe, tile::kLt, tile::kLe, tile::kGt, tile::kGe,
+                               tile::kLt, tile::kLe, tile::kGt, tile::kGe};
+    int64_t p = o.intAttr("predicate");
+    if (o.operand(0)->type.element().isPtr())
+      throw Unsupported{"pointer comparison"};
+    bool isSigned = p >= 2 && p <= 5;
+    elementwise(o, "cmpi", {{"comparison_predicate", i32Attr(pred[p])},
+                            {"signedness", i32Attr(isSigned || p < 2 ? tile::kSigned : tile::kUnsigned)}});
+  }
+
+  void cmpf(const Operation &o) {
+    // MLIR predicate -> (Tile IR predicate, ordered?)
+    int64_t p = o.intAttr("predicate");
+    static const int pred[] = {-1, tile::kEq, tile::kGt, tile::kGe, tile::kLt, tile::kLe, tile::kNe, -1,
+                               tile::kEq, tile::kGt, tile::kGe, tile::kLt, tile::kLe, tile::kNe, -1, -1};
+    if (p < 0 || p > 15 || pred[p] < 0)
+      throw Unsupported{"cmpf predicate has no Tile IR form"};
+    elementwise(o, "cmpf", {{"comparison_predicate", i32Attr(pred[p])},
+                            {"comparison_ordering", i32Attr(p >= 1 && p <= 6 ? 1 : 0)}});
+  }
+
+  void select(const Operation &o) {
+    Value *c = get(o.operand(0));
+    Type t = o.result(0)->type;
+    bind(o, make1("select", {splat(c, t.withElement(i1())), get(o.operand(1)), get(o.operand(2))}, t));
+  }
+
+  void constant(const Operation &o) {
+    bind(o, make1("constant", {}, o.result(0)->type, {{"value", o.attr("value")}}));
+  }
+
+  void makeRange(const Operation &o) {
+    Type t = o.result(0)->type;
+    Value *r = make1("iota", {}, t);
+    int64_t start = o.intAttr("start");
+    if (start != 0)
+      r = make1("addi", {r, constInt(start, t)}, t);
+    bind(o, r);
+  }
+
+  void programId(const Operation &o, const char *name) {
+    Operation *ids = make(name, {}, {i32(), i32(), i32()});
+    bind(o, ids->result(static_cast<size_t>(o.intAttr("axis"))));
+  }
+
+  void reshapeLike(const Operation &o) { bind(o, make1("reshape", {get(o.operand(0))}, o.result(0)->type)); }
+
+  void broadcastOp(const Operation &o) {
+    Value *in = get(o.operand(0));
+    Type t = o.result(0)->type;
+    bind(o, in->type == t ? in : make1("broadcast", {in}, t));
+  }
+
+  void trans(const Operation &o) {
+    bind(o, make1("permute", {get(o.operand(0))}, o.result(0)->type,
+                  {{"permutation", Attribute::i32Array(o.attr("order").getInts())}}));
+  }
+
+  void join(const Operation &o) {
+    Type t = o.result(0)->type;
+    std::vector<int64_t> s = o.operand(0)->type.shape();
+    s.push_back(1);
+    Type one = t.withShape(s);
+    Value *a = make1("reshape", {get(o.operand(0))}, one);
+    Value *c = make1("reshape", {get(o.operand(1))}, one);
+    bind(o, make1("cat", {a, c}, t, {{"dim", i32Attr(static_cast<int64_t>(s.size()) - 1)}}));
+  }
+
+  void split(const Operation &o) {
+    Value *in = get(o.operand(0));
+    std::vector<int64_t> s = in->type.shape();
+    s.back() = 1;
+    Type half = in->type.withShape(s);
+    std::vector<Value *> outs;
+    for (int k = 0; k < 2; ++k) {
+      std::vector<Value *> operands = {in};
+      for (size_t d = 0; d < s.size(); ++d)
+        operands.push_back(constInt(d + 1 == s.size() ? k : 0, i32()));
+      Value *e = make1("extract", operands, half);
+      outs.push_back(make1("reshape", {e}, o.result(k)->type));
+    }
+    bind(o, outs);
+  }
+
+  void cat(const Operation &o) {
+    bind(o, make1("cat", get(o.operands), o.result(0)->type, {{"dim", i32Attr(0)}}));
+  }
+
+  void cast(const Operation &o, const char *name, int signedness = -1, int rounding = -1) {
+    Attrs a;
+    if (signedness >= 0)
+      a.emplace_back("signedness", i32Attr(signedness));
+    if (rounding >= 0)
+      a.emplace_back("rounding", i32Attr(rounding));
+    bind(o, make1(name, {get(o.operand(0))}, o.result(0)->type, a));
+  }
+
+  void fpToFp(const Operation &o) {
+    if (o.hasAttr("rounding") && o.intAttr("rounding") == 0 &&
+        o.result(0)->type.element().bitWidth() < o.operand(0)->type.element().bitWidth())
+      throw Unsupported{"round-toward-zero float conversion (Tile IR ftof rounds to nearest even)"};
+    cast(o, "ftof", -1, tile::kNearestEven);
+  }
+
+  void bitcast(const Operation &o) {
+    Type from = o.operand(0)->type.element(), to = o.result(0)->type.element();
+    cast(o, from.isPtr() && to.isPtr() ? "ptr_to_ptr" : "bitcast");
+  }
+
+  void clampf(const Operation &o) {
+    Type t = o.result(0)->type;
+    Attrs nan;
+    if (o.intAttr("propagateNan"))
+      nan.emplace_back("propagate_nan", Attribute::unit());
+    Value *lo = make1("maxf", {get(o.operand(0)), get(o.operand(1))}, t, nan);
+    bind(o, make1("minf", {lo, get(o.operand(2))}, t, nan));
+  }
+
+  // ---------------------------------------------------------------- memory
+
+  int64_t constantOf(SExprPtr e, bool &known) {
+    int64_t c = 0;
+    known = sIsConst(e, c);
+    return c;
+  }
+
+  Value *emit(const SExprPtr &e) {
+    if (!e)
+      return constInt(0, i64());
+    switch (e->kind) {
+    case SExpr::Kind::Const:
+      return constInt(e->c, i64());
+    case SExpr::Kind::Val:
+      return toI64(get(e->v));
+    case SExpr::Kind::Add:
+      return make1("addi", {emit(e->a), emit(e->b)}, i64());
+    case SExpr::Kind::Mul:
+      return make1("muli", {emit(e->a), emit(e->b)}, i64());
+    }
+    return nullptr;
+  }
+
+  // Builds the partition view of a plan; `guard` is set to the i1 "some lane is inside"
+  // condition when an extent is dynamic (Tile IR requires index 0 to be inside the view).
+  Value *makeView(const ViewPlan &plan, Type elem, Padding padding, Value *&guard) {
+    Value *base = make1("offset", {get(plan.base), emit(plan.offset)}, plan.base->type);
+    std::vector<int64_t> shape, strides;
+    std::vector<Value *> dynShape, dynStrides;
+    guard = nullptr;
+    for (size_t d = 0; d < plan.tile.size(); ++d) {
+      bool known;
+      int64_t c;
+      if (!plan.extents[d]) {
+        shape.push_back(plan.tile[d]);
+      } else if ((c = constantOf(plan.extents[d], known)), known) {
+        shape.push_back(std::max<int64_t>(c, 0));
+        if (c <= 0)
+          guard = constInt(0, i1());
+      } else {
+        Value *ext = emit(plan.extents[d]);
+        Value *zero = constInt(0, i64());
+        Value *pos = make1("cmpi", {ext, zero}, i1(),
+                           {{"comparison_predicate", i32Attr(tile::kGt)}, {"signedness", i32Attr(tile::kSigned)}});
+        guard = guard ? make1("andi", {guard, pos}, i1()) : pos;
+        shape.push_back(kDynamic);
+        dynShape.push_back(make1("maxi", {ext, zero}, i64(), {{"signedness", i32Attr(tile::kSigned)}}));
+      }
+      if ((c = constantOf(plan.strides[d], known)), known && c > 0) {
+        strides.push_back(c);
+      } else {
+        strides.push_back(kDynamic);
+        dynStrides.push_back(emit(plan.strides[d]));
+      }
+    }
+    std::vector<Value *> operands = {base};
+    operands.insert(operands.end(), dynShape.begin(), dynShape.end());
+    operands.insert(operands.end(), dynStrides.begin(), dynStrides.end());
+    Type tv = Type::tensorView(elem, shape, strides);
+    Value *tview = make1("make_tensor_view", operands, tv);
+    std::vector<int64_t> dimMap;
+    for (size_t d = 0; d < plan.tile.size(); ++d)
+      dimMap.push_back(static_cast<int64_t>(d));
+    Type pv = Type::partitionView(plan.tile, tv, dimMap, padding);
+    return make1("make_partition_view", {tview}, pv);
+  }
+
+  // Recognises `other` values Tile IR can express as view padding.
+  Padding paddingFor(const Value *other, Type elem, bool &needsSelect) {
+    needsSelect = false;
+    if (!other)
+      return Padding::Zero;
+    const Operation *d = other->def;
+    if (d && d->is("arith.constant")) {
+      Attribute a = d->attr("value");
+      if (a.kind() == Attribute::Kind::Dense || a.kind() == Attribute::Kind::Float ||
+          a.kind() == Attribute::Kind::Int) {
+        if (elem.isFloat() && (a.kind() != Attribute::Kind::Int)) {
+          double v = a.getFloat();
+          if (v == 0 && !std::signbit(v))
+            return Padding::Zero;
+          if (v == 0)
+            return Padding::NegZero;
+          if (std::isnan(v))
+            return Padding::NaN;
+          if (std::isinf(v))
+            return v > 0 ? Padding::PosInf : Padding::NegInf;
+        } else if (!elem.isFloat() && a.getInt() == 0) {
+          return Padding::Zero;
+        }
+      }
+    }
+    needsSelect = true;
+    return Padding::Zero;
+  }
+
+  std::vector<int64_t> zeroIndices(size_t rank) { return std::vector<int64_t>(rank, 0); }
+
+  void load(const Operation &o) {
+    Type t = o.result(0)->type;
+    if (opts_.raiseViews && t.isTensor()) {
+      std::string why;
+      if (auto plan = planView(o, why)) {
+        bool needsSelect;
+        const Value *other = o.numOperands() > 2 ? o.operand(2) : nullptr;
+        Padding pad = paddingFor(other, t.element(), needsSelect);
+        Value *guard;
+        Value *view = makeView(*plan, t.element(), pad, guard);
+        auto doLoad = [&]() {
+          std::vector<Value *> ops = {view};
+          for (size_t d = 0; d < plan->tile.size(); ++d)
+            ops.push_back(constInt(0, i32()));
+          return make("load_view_tko", ops, {t, Type::token()},
+                      memoryAttrs({1, static_cast<int64_t>(plan->tile.size()), 0}))
+              ->result(0);
+        };
+        Value *loaded;
+        if (guard) {
+          Operation *ifOp = make("if", {guard}, {t}, {}, 2);
+          auto ip = b_.saveInsertionPoint();
+          b_.setInsertionPointToEnd(ifOp->region(0)->addBlock());
+          make("yield", {doLoad()}, {});
+          b_.setInsertionPointToEnd(ifOp->region(1)->addBlock());
+          make("yield", {paddingTile(t, pad)}, {});
+          b_.restoreInsertionPoint(ip);
+          loaded = ifOp->result(0);
+        } else {
+          loaded = doLoad();
+        }
+        if (needsSelect)
+          loaded = make1("select", {get(o.operand(1)), loaded, get(other)}, t);
+        bind(o, loaded);
+        report_.accesses.push_back({o.name(), locationString(o.loc()), true,
+                                    "tensor_view + partition_view, padding " + std::string(paddingName(pad))});
+        return;
+      } else {
+        report_.accesses.push_back({o.name(), locationString(o.loc()), false, why});
+      }
+    } else if (t.isTensor()) {
+      report_.accesses.push_back({o.name(), locationString(o.loc()), false, "view raising disabled"});
+    }
+    std::vector<Value *> ops = {get(o.operand(0))};
+    std::vector<int64_t> seg = {1, 0, 0, 0};
+    if (o.numOperands() > 1) {
+      ops.push_back(get(o.operand(1)));
+      seg[1] = 1;
+    }
+    if (o.numOperands() > 2) {
+      ops.push_back(get(o.operand(2)));
+      seg[2] = 1;
+    }
+    bind(o, make("load_ptr_tko", ops, {t, Type::token()}, memoryAttrs(seg))->result(0));
+  }
+
+  Value *paddingTile(Type t, Padding p) {
+    if (!t.element().isFloat())
+      return constInt(0, t);
+    double v = 0;
+    switch (p) {
+    case Padding::NegZero:
+      v = -0.0;
+      break;
+    case Padding::NaN:
+      v = std::nan("");
+      break;
+    case Padding::PosInf:
+      v = INFINITY;
+      break;
+    case Padding::NegInf:
+      v = -INFINITY;
+      break;
+    default:
+      break;
+    }
+    return constFloat(v, t);
+  }
+
+  void store(const Operation &o) {
+    Type t = o.operand(1)->type;
+    if (opts_.raiseViews && t.isTensor()) {
+      std::string why;
+      if (auto plan = planView(o, why)) {
+        Value *guard;
+        Value *view = makeView(*plan, t.element(), Padding::None, guard);
+        Value *val = get(o.operand(1));
+        auto doStore = [&]() {
+          std::vector<Value *> ops = {val, view};
+          for (size_t d = 0; d < plan->tile.size(); ++d)
+            ops.push_back(constInt(0, i32()));
+          make("store_view_tko", ops, {Type::token()},
+               memoryAttrs({1, 1, static_cast<int64_t>(plan->tile.size()), 0}));
+        };
+        if (guard) {
+          Operation *ifOp = make("if", {guard}, {}, {}, 2);
+          auto ip = b_.saveInsertionPoint();
+          b_.setInsertionPointToEnd(ifOp->region(0)->addBlock());
+          doStore();
+          make("yield", {}, {});
+          b_.restoreInsertionPoint(ip);
+        } else {
+          doStore();
+        }
+        report_.accesses.push_back({o.name(), locationString(o.loc()), true, "tensor_view + partition_view"});
+        return;
+      } else {
+        report_.accesses.push_back({o.name(), locationString(o.loc()), false, why});
+      }
+    } else if (t.isTensor()) {
+      report_.accesses.push_back({o.name(), locationString(o.loc()), false, "view raising disabled"});
+    }
+    std::vector<Value *> ops = get(o.operands);
+    std::vector<int64_t> seg = {1, 1, o.numOperands() > 2 ? 1 : 0, 0};
+    make("store_ptr_tko", ops, {Type::token()}, memoryAttrs(seg));
+  }
+
+  static int ordering(int64_t sem) {
+    switch (sem) {
+    case 1:
+      return tile::kRelaxed;
+    case 2:
+      return tile::kAcquire;
+    case 3:
+      return tile::kRelease;
+    default:
+      return tile::kAcqRel;
+    }
+  }
+  static int scope(int64_t s) { return s == 2 ? tile::kTileBlock : s == 3 ? tile::kSystem : tile::kDevice; }
+
+  void atomicRmw(const Operation &o) {
+    Type elem = o.operand(1)->type.element();
+    int64_t op = o.intAttr("atomic_rmw_op");
+    int mode;
+    bool isFloat = elem.isFloat();
+    int width = elem.bitWidth();
+    switch (op) {
+    case 1: mode = tile::kAnd; break;
+    case 2: mode = tile::kOr; break;
+    case 3: mode = tile::kXor; break;
+    case 4: mode = tile::kAdd; break;
+    case 5: mode = tile::kAddF; break;
+    case 6: mode = tile::kMax; break;
+    case 7: mode = tile::kMin; break;
+    case 8: mode = tile::kUMax; break;
+    case 9: mode = tile::kUMin; break;
+    case 10: mode = tile::kXchg; break;
+    default: throw Unsupported{"unknown atomic op"};
+    }
+    if (isFloat && mode != tile::kAddF && mode != tile::kXchg)
+      throw Unsupported{"float atomic max/min has no Tile IR form"};
+    if (mode == tile::kAddF && elem.floatKind() == FloatKind::BF16 && opts_.arch < "sm_90")
+      throw Unsupported{"bf16 atomic add needs sm_90"};
+    if (!isFloat && width < 32)
+      throw Unsupported{"atomics on " + elem.str() + " (Tile IR atomics take 32/64-bit integers)"};
+    if (isFloat && (width == 8 || (mode == tile::kXchg && width < 32)))
+      throw Unsupported{"atomics on " + elem.str()};
+    std::vector<Value *> ops = get(o.operands);
+    std::vector<int64_t> seg = {1, 1, o.numOperands() > 2 ? 1 : 0, 0};
+    Attrs a = memoryAttrs(seg, ordering(o.intAttr("sem")), scope(o.intAttr("scope")));
+    a.emplace_back("mode", i32Attr(mode));
+    bind(o, make("atomic_rmw_tko", ops, {o.result(0)->type, Type::token()}, a)->result(0));
+  }
+
+  void atomicCas(const Operation &o) {
+    Type elem = o.operand(1)->type.element();
+    if (elem.bitWidth() < 32)
+      throw Unsupported{"compare-and-swap on " + elem.str() + " (Tile IR takes 32/64-bit values)"};
+    std::vector<Value *> ops = get(o.operands);
+    Attrs a = memoryAttrs({1, 1, 1, 0, 0}, ordering(o.intAttr("sem")), scope(o.intAttr("scope")));
+    bind(o, make("atomic_cas_tko", ops, {o.result(0)->type, Type::token()}, a)->result(0));
+  }
+
+  // ---------------------------------------------------------------- dot
+
+  void dot(const Operation &o) {
+    Value *a = get(o.operand(0)), *bm = get(o.operand(1)), *c = get(o.operand(2));
+    Type at = a->type, ct = o.result(0)->type;
+    Type ae = at.element();
+    if (ae.isInt()) {
+      if (!ae.isInt(8))
+        throw Unsupported{"integer dot on " + ae.str()};
+      bind(o, make1("mmai", {a, bm, c}, ct, {{"signedness_lhs", i32Attr(1)}, {"signedness_rhs", i32Attr(1)}}));
+      return;
+    }
+    if (!(ae.isFloat() && ae.floatKind() == FloatKind::F32)) {
+      bind(o, make1("mmaf", {a, bm, c}, ct));
+      return;
+    }
+    int64_t prec = o.intAttr("inputPrecision", 0);
+    if (prec == 2) { // ieee
+      bind(o, make1("mmaf", {a, bm, c}, ct));
+      return;
+    }
+    Type tf = Type::floating(FloatKind::TF32);
+    auto toTf = [&](Value *v) {
+      return make1("ftof", {v}, v->type.withElement(tf), {{"rounding", i32Attr(tile::kNearestEven)}});
+    };
+    if (prec == 0) { // tf32
+      bind(o, make1("mmaf", {toTf(a), toTf(bm), c}, ct));
+      return;
+    }
+    if (prec != 1)
+      throw Unsupported{"dot input precision " + std::to_string(prec)};
+    // tf32x3: a*b ~ ah*bh + ah*bl + al*bh with x = xh + xl, xh = tf32(x).
+    auto split = [&](Value *v, Value *&hi, Value *&lo) {
+      hi = toTf(v);
+      Value *back = make1("ftof", {hi}, v->type, {{"rounding", i32Attr(tile::kNearestEven)}});
+      lo = toTf(make1("subf", {v, back}, v->type, {{"rounding", i32Attr(tile::kNearestEven)}}));
+    };
+    Value *ah, *al, *bh, *bl;
+    split(a, ah, al);
+    split(bm, bh, bl);
+    Value *acc = make1("mmaf", {al, bh, c}, ct);
+    acc = make1("mmaf", {ah, bl, acc}, ct);
+    bind(o, make1("mmaf", {ah, bh, acc}, ct));
+  }
+
+  // ---------------------------------------------------------------- reduce / scan
+
+  // The identity of a combiner: what its ops do to (lhs, rhs) pairs.
+  Attribute identityFor(const Block &body, size_t i, size_t n, Type elem) {
+    const Value *lhs = body.arg(i), *rhs = body.arg(i + n);
+    std::vector<Attribute> found;
+    for (const auto &op : body.ops()) {
+      bool usesPair = false;
+      for (const Value *v : op->operands)
+        usesPair |= v == lhs || v == rhs;
+      if (!usesPair)
+        continue;
+      const std::string &nm = op->name();
+      auto fl = [&](double v) { return Attribute::floating(v, elem); };
+      auto in = [&](int64_t v) { return Attribute::integer(v, elem); };
+      int w = elem.isInt() ? elem.intWidth() : 0;
+      int64_t smax = w >= 64 ? INT64_MAX : (w ? (int64_t(1) << (w - 1)) - 1 : 0);
+      int64_t smin = -smax - 1;
+      if (nm == "arith.addf")
+        found.push_back(fl(0.0));
+      else if (nm == "arith.mulf")
+        found.push_back(fl(1.0));
+      else if (nm == "arith.addi" || nm == "arith.ori" || nm == "arith.xori" || nm == "arith.maxui")
+        found.push_back(in(0));
+      else if (nm == "arith.muli")
+        found.push_back(in(1));
+      else if (nm == "arith.andi" || nm == "arith.minui")
+        found.push_back(in(-1));
+      else if (nm == "arith.maxnumf" || nm == "arith.maximumf")
+        found.push_back(fl(-INFINITY));
+      else if (nm == "arith.minnumf" || nm == "arith.minimumf")
+        found.push_back(fl(INFINITY));
+      else if (nm == "arith.maxsi")
+        found.push_back(in(smin));
+      else if (nm == "arith.minsi")
+        found.push_back(in(smax));
+      else if (nm == "arith.cmpf") {
+        int64_t p = op->intAttr("predicate");
+        bool gt = p == 2 || p == 3 || p == 9 || p == 10;
+        bool lt = p == 4 || p == 5 || p == 11 || p == 12;
+        if (gt || lt)
+          found.push_back(fl(gt ? -INFINITY : INFINITY));
+      } else if (nm == "arith.cmpi") {
+        int64_t p = op->intAttr("predicate");
+        if (p == 4 || p == 5)
+          found.push_back(in(smin));
+        else if (p == 2 || p == 3)
+          found.push_back(in(smax));
+        else if (p == 8 || p == 9)
+          found.push_back(in(0));
+        else if (p == 6 || p == 7)
+          found.push_back(in(-1));
+      }
+    }
+    if (found.empty())
+      throw Unsupported{"cannot infer the identity of this combine function"};
+    for (const auto &f : found)
+      if (f != found[0])
+        throw Unsupported{"the combine function's ops disagree on its identity"};
+    return found[0];
+  }
+
+  void reduceLike(const Operation &o, bool scan) {
+    const Block &body = *o.region(0)->front();
+    size_t n = o.numOperands();
+    std::vector<Attribute> ids;
+    for (size_t i = 0; i < n; ++i)
+      ids.push_back(identityFor(body, i, n, o.operand(i)->type.element()));
+    std::vector<Type> types;
+    for (size_t i = 0; i < o.numResults(); ++i)
+      types.push_back(o.result(i)->type);
+    Attrs attrs = {{"dim", i32Attr(o.intAttr("axis"))}, {"identities", Attribute::array(ids)}};
+    if (scan)
+      attrs.emplace_back("reverse", Attribute::boolean(o.intAttr("reverse") != 0));
+    Operation *r = make(scan ? "scan" : "reduce", get(o.operands), types, attrs, 1);
+    Block *dst = r->region(0)->addBlock();
+    // Tile IR pairs (element, accumulator) per operand; Triton passes (lhs..., rhs...) with
+    // lhs the running value: accumulator = lhs, element = rhs.
+    std::vector<Value *> elemArgs(n), accArgs(n);
+    for (size_t i = 0; i < n; ++i) {
+      elemArgs[i] = dst->addArg(body.arg(n + i)->type);
+      accArgs[i] = dst->addArg(body.arg(i)->type);
+    }
+    for (size_t i = 0; i < n; ++i) {
+      map_[body.arg(i)] = accArgs[i];
+      map_[body.arg(n + i)] = elemArgs[i];
+    }
+    auto ip = b_.saveInsertionPoint();
+    b_.setInsertionPointToEnd(dst);
+    block(body, Term::ReduceYield);
+    b_.restoreInsertionPoint(ip);
+    std::vector<Value *> res;
+    for (size_t i = 0; i < r->numResults(); ++i)
+      res.push_back(r->result(i));
+    bind(o, res);
+  }
+
+  // ---------------------------------------------------------------- control flow
+
+  void forOp(const Operation &o) {
+    std::vector<Type> types;
+    for (size_t i = 0; i < o.numResults(); ++i)
+      types.push_back(o.result(i)->type);
+    Operation *f = make("for", get(o.operands), types, {}, 1);
+    const Block &body = *o.region(0)->front();
+    Block *dst = f->region(0)->addBlock();
+    for (size_t i = 0; i < body.numArgs(); ++i)
+      map_[body.arg(i)] = dst->addArg(body.arg(i)->type);
+    auto ip = b_.saveInsertionPoint();
+    b_.setInsertionPointToEnd(dst);
+    block(body, Term::Continue);
+    b_.restoreInsertionPoint(ip);
+    bindResults(o, f);
+  }
+
+  void ifOp(const Operation &o) {
+    std::vector<Type> types;
+    for (size_t i = 0; i < o.numResults(); ++i)
+      types.push_back(o.result(i)->type);
+    Operation *f = make("if", {get(o.operand(0))}, types, {}, 2);
+    for (int r = 0; r < 2; ++r) {
+      if (o.region(r)->empty())
+        continue;
+      Block *dst = f->region(r)->addBlock();
+      auto ip = b_.saveInsertionPoint();
+      b_.setInsertionPointToEnd(dst);
+      block(*o.region(r)->front(), Term::Yield);
+      b_.restoreInsertionPoint(ip);
+    }
+    bindResults(o, f);
+  }
+
+  // scf.while (before: args -> condition(c, vals); after: vals -> yield next) becomes
+  //   loop iter_values(args) { before; if c { after; continue next } ; break vals }
+  void whileOp(const Operation &o) {
+    std::vector<Type> types;
+    for (size_t i = 0; i < o.numResults(); ++i)
+      types.push_back(o.result(i)->type);
+    Operation *loop = make("loop", get(o.operands), types, {}, 1);
+    const Block &before = *o.region(0)->front();
+    const Block &after = *o.region(1)->front();
+    Block *dst = loop->region(0)->addBlock();
+    for (size_t i = 0; i < before.numArgs(); ++i)
+      map_[before.arg(i)] = dst->addArg(before.arg(i)->type);
+    auto ip = b_.saveInsertionPoint();
+    b_.setInsertionPointToEnd(dst);
+    const Operation *cond = nullptr;
+    for (const auto &op2 : before.ops()) {
+      if (op2->is("scf.condition")) {
+        cond = op2.get();
+        break;
+      }
+      b_.setLoc(op2->loc());
+      op(*op2);
+    }
+    if (!cond)
+      throw Unsupported{"scf.while without scf.condition"};
+    std::vector<Value *> passed;
+    for (size_t i = 1; i < cond->numOperands(); ++i)
+      passed.push_back(get(cond->operand(i)));
+    Operation *branch = make("if", {get(cond->operand(0))}, {}, {}, 2);
+    b_.setInsertionPointToEnd(branch->region(0)->addBlock());
+    for (size_t i = 0; i < after.numArgs(); ++i)
+      map_[after.arg(i)] = passed.at(i);
+    block(after, Term::WhileAfter);
+    b_.setInsertionPointToEnd(dst);
+    make("break", passed, {});
+    b_.restoreInsertionPoint(ip);
+    bindResults(o, loop);
+  }
+
+  void bindResults(const Operation &o, Operation *n) {
+    std::vector<Value *> res;
+    for (size_t i = 0; i < n->numResults(); ++i)
+      res.push_back(n->result(i));
+    bind(o, res);
+  }
+
+  void print(const Operation &o) {
+    std::string fmt = o.attr("prefix").getString();
+    for (const Value *v : o.operands)
+      fmt += v->type.element().isFloat() ? " %f" : " %d";
+    fmt += "\n";
+    make("print", get(o.operands), {}, {{"format", Attribute::string(fmt)}});
+  }
+
+  Builder b_;
+  const TileOptions &opts_;
+  TileConversion &report_;
+  std::unordered_map<const Value *, Value *> map_;
+};
+
+const std::unordered_map<std::string, Converter::Handler> &Converter::handlers() {
+  using C = Converter;
+  using O = const Operation &;
+  static const std::unordered_map<std::string, Handler> table = [] {
+    std::unordered_map<std::string, Handler> t;
+    auto same = [&](const char *from, const char *to) {
+      t[from] = [to](C &c, O o) { c.elementwise(o, to); };
+    };
+    auto signedOp = [&](const char *from, const char *to, int s) {
+      t[from] = [to, s](C &c, O o) { c.elementwise(o, to, {{"signedness", i32Attr(s)}}); };
+    };
+    auto fop = [&](const char *from, const char *to, bool rounding, bool approxable) {
+      t[from] = [to, rounding, approxable](C &c, O o) {
+        c.elementwise(o, to, c.floatMods(o.result(0)->type, rounding, approxable));
+      };
+    };
+    for (auto p : {std::pair{"arith.addi", "addi"}, {"arith.subi", "subi"}, {"arith.muli", "muli"},
+                   {"arith.andi", "andi"}, {"arith.ori", "ori"}, {"arith.xori", "xori"},
+                   {"arith.shli", "shli"}, {"tt.mulhiui", "mulhii"}, {"math.absi", "absi"},
+                   {"math.floor", "floor"}, {"math.ceil", "ceil"}, {"math.sin", "sin"},
+                   {"math.cos", "cos"}, {"math.tan", "tan"}, {"math.tanh", "tanh"},
+                   {"math.log", "log"}, {"math.log2", "log2"}, {"math.absf", "absf"},
+                   {"arith.negf", "negf"}, {"arith.remf", "remf"}})
+      same(p.first, p.second);
+    signedOp("arith.divsi", "divi", tile::kSigned);
+    signedOp("arith.divui", "divi", tile::kUnsigned);
+    signedOp("arith.remsi", "remi", tile::kSigned);
+    signedOp("arith.remui", "remi", tile::kUnsigned);
+    signedOp("arith.maxsi", "maxi", tile::kSigned);
+    signedOp("arith.minsi", "mini", tile::kSigned);
+    signedOp("arith.maxui", "maxi", tile::kUnsigned);
+    signedOp("arith.minui", "mini", tile::kUnsigned);
+    signedOp("arith.shrsi", "shri", tile::kSigned);
+    signedOp("arith.shrui", "shri", tile::kUnsigned);
+    fop("arith.addf", "addf", true, false);
+    fop("arith.subf", "subf", true, false);
+    fop("arith.mulf", "mulf", true, false);
+    fop("arith.divf", "divf", true, true);
+    fop("math.sqrt", "sqrt", true, true);
+    fop("math.fma", "fma", true, false);
+    fop("math.exp2", "exp2", false, false);
+    fop("math.rsqrt", "rsqrt", false, false);
+    t["math.exp"] = [](C &c, O o) {
+      Attrs a;
+      if (c.opts_.approx && c.f32(o.result(0)->type))
+        a.emplace_back("rounding", i32Attr(tile::kApprox));
+      c.elementwise(o, "exp", a);
+    };
+    t["tt.precise_sqrt"] = [](C &c, O o) { c.elementwise(o, "sqrt", {{"rounding", i32Attr(tile::kNearestEven)}}); };
+    t["tt.precise_divf"] = [](C &c, O o) { c.elementwise(o, "divf", {{"rounding", i32Attr(tile::kNearestEven)}}); };
+    t["arith.maxnumf"] = [](C &c, O o) { c.elementwise(o, "maxf"); };
+    t["arith.minnumf"] = [](C &c, O o) { c.elementwise(o, "minf"); };
+    t["arith.maximumf"] = [](C &c, O o) { c.elementwise(o, "maxf", {{"propagate_nan", Attribute::unit()}}); };
+    t["arith.minimumf"] = [](C &c, O o) { c.elementwise(o, "minf", {{"propagate_nan", Attribute::unit()}}); };
+    t["arith.cmpi"] = [](C &c, O o) { c.cmpi(o); };
+    t["arith.cmpf"] = [](C &c, O o) { c.cmpf(o); };
+    t["arith.select"] = [](C &c, O o) { c.select(o); };
+    t["arith.constant"] = [](C &c, O o) { c.constant(o); };
+    t["arith.extsi"] = [](C &c, O o) { c.cast(o, "exti", tile::kSigned); };
+    t["arith.extui"] = [](C &c, O o) { c.cast(o, "exti", tile::kUnsigned); };
+    t["arith.trunci"] = [](C &c, O o) { c.cast(o, "trunci"); };
+    t["arith.extf"] = [](C &c, O o) { c.cast(o, "ftof", -1, tile::kNearestEven); };
+    t["arith.truncf"] = [](C &c, O o) { c.cast(o, "ftof", -1, tile::kNearestEven); };
+    t["arith.sitofp"] = [](C &c, O o) { c.cast(o, "itof", tile::kSigned, tile::kNearestEven); };
+    t["arith.uitofp"] = [](C &c, O o) { c.cast(o, "itof", tile::kUnsigned, tile::kNearestEven); };
+    t["arith.fptosi"] = [](C &c, O o) { c.cast(o, "ftoi", tile::kSigned, tile::kNearestIntToZero); };
+    t["arith.fptoui"] = [](C &c, O o) { c.cast(o, "ftoi", tile::kUnsigned, tile::kNearestIntToZero); };
+    t["arith.bitcast"] = [](C &c, O o) { c.bitcast(o); };
+    t["tt.bitcast"] = [](C &c, O o) { c.bitcast(o); };
+    t["tt.fp_to_fp"] = [](C &c, O o) { c.fpToFp(o); };
+    t["tt.int_to_ptr"] = [](C &c, O o) { c.cast(o, "int_to_ptr"); };
+    t["tt.ptr_to_int"] = [](C &c, O o) { c.cast(o, "ptr_to_int"); };
+    t["tt.clampf"] = [](C &c, O o) { c.clampf(o); };
+    t["tt.get_program_id"] = [](C &c, O o) { c.programId(o, "get_tile_block_id"); };
+    t["tt.get_num_programs"] = [](C &c, O o) { c.programId(o, "get_num_tile_blocks"); };
+    t["tt.make_range"] = [](C &c, O o) { c.makeRange(o); };
+    t["tt.splat"] = [](C &c, O o) { c.bind(o, c.splat(c.get(o.operand(0)), o.result(0)->type)); };
+    t["tt.broadcast"] = [](C &c, O o) { c.broadcastOp(o); };
+    t["tt.expand_dims"] = [](C &c, O o) { c.reshapeLike(o); };
+    t["tt.reshape"] = [](C &c, O o) { c.reshapeLike(o); };
+    t["tt.trans"] = [](C &c, O o) { c.trans(o); };
+    t["tt.join"] = [](C &c, O o) { c.join(o); };
+    t["tt.split"] = [](C &c, O o) { c.split(o); };
+    t["tt.cat"] = [](C &c, O o) { c.cat(o); };
+    t["tt.addptr"] = [](C &c, O o) { c.elementwise(o, "offset"); };
+    t["tt.load"] = [](C &c, O o) { c.load(o); };
+    t["tt.store"] = [](C &c, O o) { c.store(o); };
+    t["tt.atomic_rmw"] = [](C &c, O o) { c.atomicRmw(o); };
+    t["tt.atomic_cas"] = [](C &c, O o) { c.atomicCas(o); };
+    t["tt.dot"] = [](C &c, O o) { c.dot(o); };
+    t["tt.reduce"] = [](C &c, O o) { c.reduceLike(o, false); };
+    t["tt.scan"] = [](C &c, O o) { c.reduceLike(o, true); };
+    t["scf.for"] = [](C &c, O o) { c.forOp(o); };
+    t["scf.if"] = [](C &c, O o) { c.ifOp(o); };
+    t["scf.while"] = [](C &c, O o) { c.whileOp(o); };
+    t["tt.print"] = [](C &c, O o) { c.print(o); };
+    t["tt.assert"] = [](C &c, O o) {
+      c.make("assert", {c.get(o.operand(0))}, {}, {{"message", o.attr("message")}});
+    };
+    t["llvm.intr.assume"] = [](C &, O) {}; // a hint; Tile IR's assume takes other forms
+    t["gpu.barrier"] = [](C &c, O) { c.make("join_tokens", {c.make1("make_token", {}, Type::token())}, {Type::token()}, {{"fence", Attribute::unit()}}); };
+    return t;
+  }();
+  return table;
+}
+
+} // namespace
+
+TileConversion convertTTIRToTile(const Module &ttir, const std::string &kernel,
+                                 const TileOptions &options) {
+  TileConversion result;
+  const Operation *func = ttir.lookupFunc(kernel);
+  if (!func) {
+    result.unsupported.push_back({"tt.func", "<unknown>", "no kernel named " + kernel});
+    return result;
+  }
+  for (const Operation *f : ttir.funcs())
+    if (f != func)
+      result.unsupported.push_back({"tt.func", locationString(f->loc()),
+                                    "functions other than the kernel must be inlined first"});
+  auto m = std::make_unique<Module>();
+  Converter conv(*m, options, result);
+  conv.convertKernel(*func);
+  if (!result.unsupported.empty())
+    return result;
+  verifyModule(*m);
+  insertMemoryTokens(*m, options);
+  verifyModule(*m);
+  result.module = std::move(m);
+  return result;
+}
+
+} // namespace tt

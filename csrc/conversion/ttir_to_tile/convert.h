@@ -1,0 +1,59 @@
+// convert-ttir-to-tile: TTIR (after inlining) to CUDA Tile IR.
+//
+// The pipeline of this stage, in order:
+//   1. convertTTIRToTile: every TTIR op maps to cuda_tile ops or is reported unsupported
+//      with its name and location (nothing is dropped quietly); tensor-of-pointer loads and
+//      stores are raised to tensor_view/partition_view accesses where raise-pointers-to-views
+//      proves it (raise_views.cpp), else become pointer-tile gathers/scatters;
+//   2. insertMemoryTokens (tokens.cpp): Tile IR orders memory only through tokens.
+// The result carries a report of unsupported ops and of every memory access (raised or not,
+// and why), which drives fallback and the compiled kernel's metadata.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/operation.h"
+
+namespace tt {
+
+struct TileOptions {
+  bool approx = false;   // TILEIR_ENABLE_APPROX: approximate div/sqrt/exp on f32
+  bool ftz = false;      // TILEIR_ENABLE_FTZ: flush f32 denormals
+  int occupancy = 0;     // 0: no hint; else 1..32
+  int numCtas = 1;       // num_cta_in_cga hint when > 1
+  int numStages = 0;     // latency hint on memory ops when > 0 (clamped to 1..10)
+  std::string arch = "sm_90";
+  bool raiseViews = true;
+  // Pointer arguments known at launch to alias (same address); each inner vector is one class
+  // of argument indices. Accesses through one class are ordered as one buffer.
+  std::vector<std::vector<int>> aliasClasses;
+};
+
+struct UnsupportedOp {
+  std::string op;
+  std::string location;
+  std::string reason;
+};
+
+struct AccessReport {
+  std::string op;       // tt.load / tt.store
+  std::string location;
+  bool raised = false;  // became a view access
+  std::string detail;   // why not, or which view
+};
+
+struct TileConversion {
+  std::unique_ptr<Module> module; // null when unsupported ops were found
+  std::vector<UnsupportedOp> unsupported;
+  std::vector<AccessReport> accesses;
+};
+
+TileConversion convertTTIRToTile(const Module &ttir, const std::string &kernel,
+                                 const TileOptions &options);
+
+// Orders every pair of memory accesses that may alias, in program order (tokens.cpp).
+void insertMemoryTokens(Module &tile, const TileOptions &options);
+
+} // namespace tt

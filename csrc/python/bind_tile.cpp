@@ -1,0 +1,43 @@
+// Bindings for the Tile IR stage: the conversion, its report, and Tile IR printing.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "conversion/ttir_to_tile/convert.h"
+#include "tile/tile.h"
+
+namespace py = pybind11;
+using namespace tt;
+
+void bindTile(py::module_ &m) {
+  py::class_<TileOptions>(m, "TileOptions")
+      .def(py::init<>())
+      .def_readwrite("approx", &TileOptions::approx)
+      .def_readwrite("ftz", &TileOptions::ftz)
+      .def_readwrite("occupancy", &TileOptions::occupancy)
+      .def_readwrite("num_ctas", &TileOptions::numCtas)
+      .def_readwrite("num_stages", &TileOptions::numStages)
+      .def_readwrite("arch", &TileOptions::arch)
+      .def_readwrite("raise_views", &TileOptions::raiseViews)
+      .def_readwrite("alias_classes", &TileOptions::aliasClasses);
+
+  py::class_<TileConversion>(m, "TileConversion")
+      .def_property_readonly("module", [](TileConversion &c) { return c.module.get(); },
+                             py::return_value_policy::reference_internal)
+      .def("take_module", [](TileConversion &c) { return std::move(c.module); })
+      .def_property_readonly("unsupported", [](const TileConversion &c) {
+        py::list l;
+        for (const auto &u : c.unsupported)
+          l.append(py::make_tuple(u.op, u.location, u.reason));
+        return l;
+      })
+      .def_property_readonly("accesses", [](const TileConversion &c) {
+        py::list l;
+        for (const auto &a : c.accesses)
+          l.append(py::make_tuple(a.op, a.location, a.raised, a.detail));
+        return l;
+      });
+
+  m.def("convert_to_tile", &convertTTIRToTile, py::arg("module"), py::arg("kernel"),
+        py::arg("options"));
+  m.def("print_tile", &tile::printModule, py::arg("module"));
+}
