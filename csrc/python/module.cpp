@@ -8,6 +8,7 @@
 #include "ir/printer.h"
 #include "ir/verifier.h"
 #include "passes/passes.h"
+#include "ttir/parser.h"
 
 namespace py = pybind11;
 using namespace tt;
@@ -213,6 +214,7 @@ PYBIND11_MODULE(_core, m) {
       .def("restore_ip", &Builder::restoreInsertionPoint);
 
   m.def("run_passes", &runPasses, py::arg("module"), py::arg("passes"));
+  m.def("parse_ttir", &parseTTIR, py::arg("text"), py::arg("file") = "<text>");
   m.def("registered", [](const std::string &n) { return lookupOp(n) != nullptr; });
 
   bindExec(m);

@@ -584,7 +584,9 @@ void registerFunctions() {
     if (op.numOperands())
       p << " : " << p.operandList(op.operands) << " : " << p.typeList(op.operands);
   });
-  reg("llvm.intr.assume", 0, counts(1, 1, 0), printBinary());
+  reg("llvm.intr.assume", 0, counts(1, 1, 0), [](const Operation &op, Printer &p) {
+    p << "llvm.intr.assume " << p.name(op.operand(0)) << " : " << op.operand(0)->type.str();
+  });
   reg("gpu.barrier", 0, counts(0, 0, 0), [](const Operation &, Printer &p) { p << "gpu.barrier"; });
 }
 
