@@ -48,11 +48,12 @@ Value *Operation::addResult(Type t) {
   return results_.back().get();
 }
 
-Attribute Operation::attr(const std::string &n) const {
+const Attribute &Operation::attr(const std::string &n) const {
+  static const Attribute none;
   for (const auto &kv : attrs_)
     if (kv.first == n)
       return kv.second;
-  return Attribute();
+  return none;
 }
 
 void Operation::setAttr(const std::string &n, Attribute a) {

@@ -73,7 +73,8 @@ public:
   Value *addResult(Type t);
 
   const Attrs &attrs() const { return attrs_; }
-  Attribute attr(const std::string &n) const; // kind None when absent
+  // The attribute named n (kind None when absent); the reference lives as long as the op.
+  const Attribute &attr(const std::string &n) const;
   bool hasAttr(const std::string &n) const { return static_cast<bool>(attr(n)); }
   void setAttr(const std::string &n, Attribute a);
   void removeAttr(const std::string &n);

@@ -1,0 +1,252 @@
+"""Golden conversion tests: TTIR text in, Tile IR text out.
+
+One case per op family; each checks the ops that matter (not whole dumps), so the tests pin
+the conversion's decisions without freezing its incidental output.
+"""
+
+import re
+
+import pytest
+
+from triton_tile import _core as C
+
+VADD = """
+module {
+  tt.func public @vadd(%arg0: !tt.ptr<f32>, %arg1: !tt.ptr<f32>, %arg2: !tt.ptr<f32>, %arg3: i32) {
+    %c1024_i32 = arith.constant 1024 : i32
+    %0 = tt.get_program_id x : i32
+    %1 = arith.muli %0, %c1024_i32 : i32
+    %2 = tt.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
+    %3 = tt.splat %1 : i32 -> tensor<1024xi32>
+    %4 = arith.addi %3, %2 : tensor<1024xi32>
+    %5 = tt.splat %arg3 : i32 -> tensor<1024xi32>
+    %6 = arith.cmpi slt, %4, %5 : tensor<1024xi32>
+    %7 = tt.splat %arg0 : !tt.ptr<f32> -> tensor<1024x!tt.ptr<f32>>
+    %8 = tt.addptr %7, %4 : tensor<1024x!tt.ptr<f32>>, tensor<1024xi32>
+    %9 = tt.load %8, %6 : tensor<1024x!tt.ptr<f32>>
+    %10 = tt.splat %arg1 : !tt.ptr<f32> -> tensor<1024x!tt.ptr<f32>>
+    %11 = tt.addptr %10, %4 : tensor<1024x!tt.ptr<f32>>, tensor<1024xi32>
+    %12 = tt.load %11, %6 : tensor<1024x!tt.ptr<f32>>
+    %13 = arith.addf %9, %12 : tensor<1024xf32>
+    %14 = tt.splat %arg2 : !tt.ptr<f32> -> tensor<1024x!tt.ptr<f32>>
+    %15 = tt.addptr %14, %4 : tensor<1024x!tt.ptr<f32>>, tensor<1024xi32>
+    tt.store %15, %13, %6 : tensor<1024x!tt.ptr<f32>>
+    tt.return
+  }
+}
+"""
+
+
+def convert(text, kernel, **opts):
+    m = C.parse_ttir(text, "case.ttir")
+    o = C.TileOptions()
+    for k, v in opts.items():
+        setattr(o, k, v)
+    r = C.convert_to_tile(m, kernel, o)
+    out = C.print_tile(r.module) if r.module is not None else None
+    return r, out
+
+
+def kernel(body, args="%arg0: !tt.ptr<f32>, %arg1: !tt.ptr<f32>, %arg2: i32", name="k"):
+    return f"module {{\n  tt.func public @{name}({args}) {{\n{body}\n    tt.return\n  }}\n}}\n"
+
+
+def test_masked_contiguous_access_becomes_views():
+    r, out = convert(VADD, "vadd")
+    assert r.unsupported == []
+    assert out.startswith("cuda_tile.module @kernels {\n  entry @vadd(")
+    assert out.count("load_view_tko weak") == 2 and out.count("store_view_tko weak") == 1
+    assert "load_ptr_tko" not in out and "store_ptr_tko" not in out
+    # The view starts at the program's offset, so any offset works, aligned or not.
+    assert re.search(r"tensor_view<\?xf32, strides=\[1\]>", out)
+    assert "padding_value = zero" in out
+    assert [a[2] for a in r.accesses] == [True, True, True]
+
+
+def test_indirect_access_stays_a_gather():
+    body = """
+    %0 = tt.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32>
+    %1 = tt.splat %arg1 : !tt.ptr<f32> -> tensor<16x!tt.ptr<f32>>
+    %2 = tt.addptr %1, %0 : tensor<16x!tt.ptr<f32>>, tensor<16xi32>
+    %3 = tt.load %2 : tensor<16x!tt.ptr<f32>>
+    %4 = arith.fptosi %3 : tensor<16xf32> to tensor<16xi32>
+    %5 = tt.splat %arg0 : !tt.ptr<f32> -> tensor<16x!tt.ptr<f32>>
+    %6 = tt.addptr %5, %4 : tensor<16x!tt.ptr<f32>>, tensor<16xi32>
+    %7 = tt.load %6 : tensor<16x!tt.ptr<f32>>
+    tt.store %2, %7 : tensor<16x!tt.ptr<f32>>"""
+    r, out = convert(kernel(body), "k")
+    assert out.count("load_ptr_tko") == 1 and out.count("load_view_tko") == 1
+    gathered = [a for a in r.accesses if not a[2]]
+    assert len(gathered) == 1 and "arith.fptosi" in gathered[0][3]
+
+
+def test_2d_strided_and_transposed_tiles_are_raised():
+    body = """
+    %0 = tt.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32>
+    %1 = tt.expand_dims %0 {axis = 1 : i32} : tensor<16xi32> -> tensor<16x1xi32>
+    %2 = tt.splat %arg2 : i32 -> tensor<16x1xi32>
+    %3 = arith.muli %1, %2 : tensor<16x1xi32>
+    %4 = tt.expand_dims %0 {axis = 0 : i32} : tensor<16xi32> -> tensor<1x16xi32>
+    %5 = tt.broadcast %3 : tensor<16x1xi32> -> tensor<16x16xi32>
+    %6 = tt.broadcast %4 : tensor<1x16xi32> -> tensor<16x16xi32>
+    %7 = arith.addi %5, %6 : tensor<16x16xi32>
+    %8 = tt.splat %arg0 : !tt.ptr<f32> -> tensor<16x16x!tt.ptr<f32>>
+    %9 = tt.addptr %8, %7 : tensor<16x16x!tt.ptr<f32>>, tensor<16x16xi32>
+    %10 = tt.splat %arg2 : i32 -> tensor<1x16xi32>
+    %11 = arith.cmpi slt, %4, %10 : tensor<1x16xi32>
+    %12 = tt.broadcast %11 : tensor<1x16xi1> -> tensor<16x16xi1>
+    %13 = tt.load %9, %12 : tensor<16x16x!tt.ptr<f32>>
+    %14 = arith.addi %6, %5 : tensor<16x16xi32>
+    %15 = tt.splat %arg1 : !tt.ptr<f32> -> tensor<16x16x!tt.ptr<f32>>
+    %16 = tt.addptr %15, %14 : tensor<16x16x!tt.ptr<f32>>, tensor<16x16xi32>
+    tt.store %16, %13 : tensor<16x16x!tt.ptr<f32>>"""
+    r, out = convert(kernel(body), "k")
+    assert r.unsupported == []
+    assert all(a[2] for a in r.accesses), r.accesses
+    # rows stride is the runtime argument, columns are contiguous; dim 1 has the mask's extent
+    assert "tensor_view<16x?xf32, strides=[?,1]>" in out
+
+
+def test_broadcast_pointer_is_a_gather():
+    body = """
+    %0 = tt.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32>
+    %1 = tt.expand_dims %0 {axis = 0 : i32} : tensor<16xi32> -> tensor<1x16xi32>
+    %2 = tt.broadcast %1 : tensor<1x16xi32> -> tensor<8x16xi32>
+    %3 = tt.splat %arg0 : !tt.ptr<f32> -> tensor<8x16x!tt.ptr<f32>>
+    %4 = tt.addptr %3, %2 : tensor<8x16x!tt.ptr<f32>>, tensor<8x16xi32>
+    %5 = tt.load %4 : tensor<8x16x!tt.ptr<f32>>
+    %6 = tt.splat %arg1 : !tt.ptr<f32> -> tensor<8x16x!tt.ptr<f32>>
+    %7 = tt.addptr %6, %2 : tensor<8x16x!tt.ptr<f32>>, tensor<8x16xi32>
+    tt.atomic_rmw fadd, relaxed, gpu, %7, %5 : (tensor<8x16x!tt.ptr<f32>>, tensor<8x16xf32>) -> tensor<8x16xf32>"""
+    body = body.replace("tt.atomic_rmw", "%8 = tt.atomic_rmw")
+    r, out = convert(kernel(body), "k")
+    load = [a for a in r.accesses if a[0] == "tt.load"][0]
+    assert not load[2] and "stride 0" in load[3]
+    assert "atomic_rmw_tko relaxed device" in out and ", addf," in out
+
+
+def test_reduce_identities_follow_the_combiner():
+    body = """
+    %0 = tt.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32>
+    %1 = arith.sitofp %0 : tensor<16xi32> to tensor<16xf32>
+    %2 = "tt.reduce"(%1) <{axis = 0 : i32}> ({
+    ^bb0(%a: f32, %b: f32):
+      %m = arith.maxnumf %a, %b : f32
+      tt.reduce.return %m : f32
+    }) : (tensor<16xf32>) -> f32
+    %3 = "tt.reduce"(%0) <{axis = 0 : i32}> ({
+    ^bb0(%a: i32, %b: i32):
+      %s = arith.addi %a, %b : i32
+      tt.reduce.return %s : i32
+    }) : (tensor<16xi32>) -> i32
+    %4 = arith.sitofp %3 : i32 to f32
+    %5 = arith.addf %2, %4 : f32
+    tt.store %arg0, %5 : !tt.ptr<f32>"""
+    r, out = convert(kernel(body), "k")
+    assert "reduce %" in out and "identities=[0xFF800000 : f32]" in out
+    assert "identities=[0 : i32]" in out
+
+
+def test_unknown_combiner_identity_is_unsupported():
+    body = """
+    %0 = tt.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32>
+    %1 = arith.sitofp %0 : tensor<16xi32> to tensor<16xf32>
+    %2 = "tt.reduce"(%1) <{axis = 0 : i32}> ({
+    ^bb0(%a: f32, %b: f32):
+      %m = arith.divf %a, %b : f32
+      tt.reduce.return %m : f32
+    }) : (tensor<16xf32>) -> f32
+    tt.store %arg0, %2 : !tt.ptr<f32>"""
+    r, out = convert(kernel(body), "k")
+    assert out is None
+    assert r.unsupported[0][0] == "tt.reduce" and "identity" in r.unsupported[0][2]
+
+
+@pytest.mark.parametrize(
+    "precision, mmas, tf32_casts", [("ieee", 1, 0), ("tf32", 1, 2), ("tf32x3", 3, 4)]
+)
+def test_dot_input_precision(precision, mmas, tf32_casts):
+    body = f"""
+    %cst = arith.constant dense<1.000000e+00> : tensor<16x16xf32>
+    %0 = tt.dot %cst, %cst, %cst, inputPrecision = {precision} : tensor<16x16xf32> * tensor<16x16xf32> -> tensor<16x16xf32>
+    %1 = "tt.reduce"(%0) <{{axis = 0 : i32}}> ({{
+    ^bb0(%a: f32, %b: f32):
+      %s = arith.addf %a, %b : f32
+      tt.reduce.return %s : f32
+    }}) : (tensor<16x16xf32>) -> tensor<16xf32>
+    %2 = "tt.reduce"(%1) <{{axis = 0 : i32}}> ({{
+    ^bb0(%a: f32, %b: f32):
+      %s = arith.addf %a, %b : f32
+      tt.reduce.return %s : f32
+    }}) : (tensor<16xf32>) -> f32
+    tt.store %arg0, %2 : !tt.ptr<f32>"""
+    r, out = convert(kernel(body), "k")
+    assert out.count("mmaf ") == mmas
+    assert out.count("-> tile<16x16xtf32>") == tf32_casts
+
+
+def test_loops_and_while():
+    body = """
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %0 = scf.for %i = %c0 to %arg2 step %c1 iter_args(%acc = %c0) -> (i32) : i32 {
+      %1 = arith.addi %acc, %i : i32
+      scf.yield %1 : i32
+    }
+    %2 = scf.while (%x = %0) : (i32) -> (i32) {
+      %3 = arith.cmpi sgt, %x, %c0 : i32
+      scf.condition(%3) %x : i32
+    } do {
+    ^bb0(%y: i32):
+      %4 = arith.divsi %y, %arg2 : i32
+      scf.yield %4 : i32
+    }
+    %5 = arith.sitofp %2 : i32 to f32
+    tt.store %arg0, %5 : !tt.ptr<f32>"""
+    r, out = convert(kernel(body), "k")
+    assert "for %" in out and "continue %" in out
+    assert "loop iter_values(" in out and "break %" in out
+    # C division: signed, truncating; no assumption that the dividend is non-negative
+    assert "divi %" in out and " signed" in out and "assume" not in out
+
+
+def test_unsupported_op_is_reported_with_location():
+    body = """
+    %0 = tt.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32>
+    %1 = arith.sitofp %0 : tensor<16xi32> to tensor<16xf32>
+    %2 = math.erf %1 : tensor<16xf32>
+    %3 = tt.splat %arg0 : !tt.ptr<f32> -> tensor<16x!tt.ptr<f32>>
+    %4 = tt.addptr %3, %0 : tensor<16x!tt.ptr<f32>>, tensor<16xi32>
+    tt.store %4, %2 : tensor<16x!tt.ptr<f32>>"""
+    r, out = convert(kernel(body), "k")
+    assert out is None
+    assert r.unsupported == [("math.erf", "case.ttir:6:5", "no Tile IR lowering for 'math.erf'")]
+
+
+def test_tokens_order_accesses_to_one_buffer_only():
+    body = """
+    %0 = tt.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32>
+    %1 = tt.splat %arg0 : !tt.ptr<f32> -> tensor<16x!tt.ptr<f32>>
+    %2 = tt.addptr %1, %0 : tensor<16x!tt.ptr<f32>>, tensor<16xi32>
+    %3 = tt.splat %arg1 : !tt.ptr<f32> -> tensor<16x!tt.ptr<f32>>
+    %4 = tt.addptr %3, %0 : tensor<16x!tt.ptr<f32>>, tensor<16xi32>
+    %5 = tt.load %2 : tensor<16x!tt.ptr<f32>>
+    %6 = tt.load %4 : tensor<16x!tt.ptr<f32>>
+    %7 = arith.addf %5, %6 : tensor<16xf32>
+    tt.store %2, %7 : tensor<16x!tt.ptr<f32>>"""
+    r, out = convert(kernel(body), "k")
+    loads = re.findall(r"(%\d+):2 = load_view_tko weak (%\d+)\[[^\]]*\]( token=%\w+)?", out)
+    assert len(loads) == 2 and all(not t for _, _, t in loads)  # nothing before them
+    store = re.search(r"store_view_tko weak .* token=(%[\w#]+)", out)
+    assert store, out
+    # the store waits on the load of its own buffer (WAR), not on the other one
+    assert store.group(1) == loads[0][0] + "#1"
+    # with both arguments in one alias class the store waits on both loads
+    r2, out2 = convert(kernel(body), "k", alias_classes=[[0, 1]])
+    assert "join_tokens" in out2
+
+
+def test_entry_hints():
+    r, out = convert(VADD, "vadd", occupancy=4, num_ctas=2, num_stages=3, arch="sm_100")
+    assert "optimization_hints=<sm_100 = {num_cta_in_cga = 2 : i32, occupancy = 4 : i32}>" in out
+    assert "latency = 3 : i32" in out
