@@ -202,8 +202,8 @@ std::string Attribute::str() const {
   case Kind::Unit:
     return "unit";
   case Kind::Dense:
-    return "dense<" + (denseIsFloat() ? formatFloat(f_, t_) : formatInt(i_, t_)) + "> : " +
-           t_.str();
+    return "dense<" + (denseIsFloat() ? formatFloat(f_, t_) : formatInt(i_, t_)) +
+           "> : " + t_.str();
   case Kind::Dict: {
     std::string out = "{";
     for (size_t i = 0; i < dict_.size(); ++i)

@@ -13,7 +13,19 @@ namespace tt {
 
 class Attribute {
 public:
-  enum class Kind : uint8_t { None, Int, Float, Bool, String, Type, I32Array, Array, Unit, Dense, Dict };
+  enum class Kind : uint8_t {
+    None,
+    Int,
+    Float,
+    Bool,
+    String,
+    Type,
+    I32Array,
+    Array,
+    Unit,
+    Dense,
+    Dict
+  };
 
   Attribute() = default;
   static Attribute integer(int64_t v, Type t);

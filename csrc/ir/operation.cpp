@@ -17,8 +17,8 @@ std::string locationString(const Location &loc) {
     return "<unknown>";
   std::string s = loc->file + ":" + std::to_string(loc->line) + ":" + std::to_string(loc->col);
   for (auto c = loc->caller; c; c = c->caller)
-    s += " (inlined at " + c->file + ":" + std::to_string(c->line) + ":" +
-         std::to_string(c->col) + ")";
+    s += " (inlined at " + c->file + ":" + std::to_string(c->line) + ":" + std::to_string(c->col) +
+         ")";
   return s;
 }
 
@@ -156,7 +156,8 @@ std::vector<Operation *> Module::funcs() const {
   return out;
 }
 
-std::unique_ptr<Operation> makeOperation(const std::string &name, const std::vector<Value *> &operands,
+std::unique_ptr<Operation> makeOperation(const std::string &name,
+                                         const std::vector<Value *> &operands,
                                          const std::vector<Type> &resultTypes, Attrs attrs,
                                          int numRegions, Location loc) {
   const OpInfo *info = lookupOp(name);

@@ -38,7 +38,7 @@ Location withCaller(const Location &loc, const Location &callSite);
 class Value {
 public:
   Type type;
-  Operation *def = nullptr; // the defining op, or null for a block argument
+  Operation *def = nullptr;    // the defining op, or null for a block argument
   Block *ownerBlock = nullptr; // for block arguments
   unsigned index = 0;          // result number or argument number
   uint64_t id = 0;             // unique per process: stable hashing from Python
@@ -169,7 +169,8 @@ private:
 
 // Creates a detached operation of a registered kind; throws std::invalid_argument for an
 // unknown name.
-std::unique_ptr<Operation> makeOperation(const std::string &name, const std::vector<Value *> &operands,
+std::unique_ptr<Operation> makeOperation(const std::string &name,
+                                         const std::vector<Value *> &operands,
                                          const std::vector<Type> &resultTypes, Attrs attrs,
                                          int numRegions, Location loc);
 

@@ -142,7 +142,8 @@ void Printer::op(const Operation &o) {
   if (o.numResults()) {
     std::string n = name(o.result(0));
     auto hash = n.find('#');
-    out_ += (hash == std::string::npos ? n : n.substr(0, hash) + ":" + std::to_string(o.numResults()));
+    out_ +=
+        (hash == std::string::npos ? n : n.substr(0, hash) + ":" + std::to_string(o.numResults()));
     out_ += " = ";
   }
   if (o.info()->print)

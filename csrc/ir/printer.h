@@ -24,7 +24,7 @@ public:
     return *this;
   }
 
-  std::string name(const Value *v); // %0, %arg3, %c16_i32, %5#1
+  std::string name(const Value *v);                          // %0, %arg3, %c16_i32, %5#1
   std::string operandList(const std::vector<Value *> &vals); // "%a, %b"
   std::string typeList(const std::vector<Value *> &vals);    // "i32, f32"
   // ` {a = 1 : i32, ...}` for the op's attributes other than `skip` (empty when none).

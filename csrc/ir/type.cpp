@@ -107,7 +107,8 @@ Type Type::pointer(Type pointee, int addrSpace) {
   s.elem = pointee;
   s.addrSpace = addrSpace;
   s.width = 64;
-  s.spelling = "!tt.ptr<" + pointee.str() + (addrSpace == 1 ? "" : ", " + std::to_string(addrSpace)) + ">";
+  s.spelling =
+      "!tt.ptr<" + pointee.str() + (addrSpace == 1 ? "" : ", " + std::to_string(addrSpace)) + ">";
   return table().intern(std::move(s));
 }
 
@@ -245,17 +246,13 @@ int64_t Type::numel() const {
   return n;
 }
 Type Type::element() const { return isTensor() ? s_->elem : *this; }
-Type Type::withShape(const std::vector<int64_t> &shape) const {
-  return tensor(shape, element());
-}
+Type Type::withShape(const std::vector<int64_t> &shape) const { return tensor(shape, element()); }
 Type Type::withElement(Type element) const {
   return isTensor() ? tensor(shape(), element) : element;
 }
 const std::vector<Type> &Type::inputs() const { return s_->inputs; }
 const std::vector<Type> &Type::results() const { return s_->results; }
-Type Type::viewElement() const {
-  return isPartitionView() ? s_->elem.viewElement() : s_->elem;
-}
+Type Type::viewElement() const { return isPartitionView() ? s_->elem.viewElement() : s_->elem; }
 const std::vector<int64_t> &Type::viewShape() const {
   return isPartitionView() ? s_->elem.viewShape() : s_->shape;
 }

@@ -63,21 +63,21 @@ public:
   bool isView() const { return isTensorView() || isPartitionView(); }
   bool isScalar() const { return s_ && !isTensor() && !isFunc() && !isView() && !isToken(); }
 
-  int intWidth() const;         // Int only
-  FloatKind floatKind() const;  // Float only
-  int floatWidth() const;       // bits of a Float (tf32 counts 32: its storage width)
-  int bitWidth() const;         // Int/Float width, 64 for pointers
-  int byteWidth() const;        // storage bytes of one element (i1 takes one byte)
-  Type pointee() const;         // Ptr only
-  int addrSpace() const;        // Ptr only
+  int intWidth() const;                      // Int only
+  FloatKind floatKind() const;               // Float only
+  int floatWidth() const;                    // bits of a Float (tf32 counts 32: its storage width)
+  int bitWidth() const;                      // Int/Float width, 64 for pointers
+  int byteWidth() const;                     // storage bytes of one element (i1 takes one byte)
+  Type pointee() const;                      // Ptr only
+  int addrSpace() const;                     // Ptr only
   const std::vector<int64_t> &shape() const; // Tensor: its shape; scalars: empty
   int rank() const { return static_cast<int>(shape().size()); }
-  int64_t numel() const;        // 1 for scalars
-  Type element() const;         // Tensor: element type; scalars: itself
+  int64_t numel() const;                                   // 1 for scalars
+  Type element() const;                                    // Tensor: element type; scalars: itself
   Type withShape(const std::vector<int64_t> &shape) const; // same element, new shape (or scalar)
   Type withElement(Type element) const;                    // same shape, new element
-  const std::vector<Type> &inputs() const;  // Func only
-  const std::vector<Type> &results() const; // Func only
+  const std::vector<Type> &inputs() const;                 // Func only
+  const std::vector<Type> &results() const;                // Func only
   // Views: viewElement (element type), viewShape/viewStrides (tensor_view), tileShape, dimMap,
   // padding and underlying tensor_view (partition_view).
   Type viewElement() const;
@@ -88,7 +88,7 @@ public:
   Padding padding() const;
   Type tensorViewOf() const;
 
-  std::string str() const; // MLIR spelling: i32, f16, !tt.ptr<f32>, tensor<4x8xf32>
+  std::string str() const;        // MLIR spelling: i32, f16, !tt.ptr<f32>, tensor<4x8xf32>
   std::string scalarName() const; // "i32", "f16", "ptr" for scalars
 
 private:

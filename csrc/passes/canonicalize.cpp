@@ -67,17 +67,38 @@ bool foldCmp(int64_t pred, int64_t a, int64_t b, int w, int64_t &out) {
   uint64_t ua = unsignedOf(a, w), ub = unsignedOf(b, w);
   bool r;
   switch (pred) {
-  case 0: r = a == b; break;
-  case 1: r = a != b; break;
-  case 2: r = a < b; break;
-  case 3: r = a <= b; break;
-  case 4: r = a > b; break;
-  case 5: r = a >= b; break;
-  case 6: r = ua < ub; break;
-  case 7: r = ua <= ub; break;
-  case 8: r = ua > ub; break;
-  case 9: r = ua >= ub; break;
-  default: return false;
+  case 0:
+    r = a == b;
+    break;
+  case 1:
+    r = a != b;
+    break;
+  case 2:
+    r = a < b;
+    break;
+  case 3:
+    r = a <= b;
+    break;
+  case 4:
+    r = a > b;
+    break;
+  case 5:
+    r = a >= b;
+    break;
+  case 6:
+    r = ua < ub;
+    break;
+  case 7:
+    r = ua <= ub;
+    break;
+  case 8:
+    r = ua > ub;
+    break;
+  case 9:
+    r = ua >= ub;
+    break;
+  default:
+    return false;
   }
   out = r;
   return true;
@@ -127,7 +148,8 @@ private:
       int64_t a, b, r;
       bool ca = constantInt(op->operand(0), a), cb = constantInt(op->operand(1), b);
       if (n == "arith.cmpi" && ca && cb) {
-        int w = op->operand(0)->type.element().isInt() ? op->operand(0)->type.element().intWidth() : 64;
+        int w =
+            op->operand(0)->type.element().isInt() ? op->operand(0)->type.element().intWidth() : 64;
         if (foldCmp(op->intAttr("predicate"), a, b, w, r)) {
           Builder bl(op->parentBlock());
           bl.setInsertionPointBefore(op);

@@ -9,8 +9,8 @@
 
 namespace tt {
 
-void inlineCalls(Module &m);   // inline.cpp: every tt.call, then drop private functions
-void canonicalize(Module &m);  // canonicalize.cpp: local folds and simplifications
+void inlineCalls(Module &m);  // inline.cpp: every tt.call, then drop private functions
+void canonicalize(Module &m); // canonicalize.cpp: local folds and simplifications
 void eliminateCommonSubexpressions(Module &m); // cse.cpp
 void eliminateDeadCode(Module &m);             // dce.cpp
 
@@ -21,6 +21,7 @@ void runPasses(Module &m, const std::vector<std::string> &names);
 // Helpers shared by passes.
 bool isConstant(const Value *v);
 bool constantInt(const Value *v, int64_t &out); // scalar or splat integer constant
-std::vector<std::pair<Value *, Value *>> mapResults(Operation *from, const std::vector<Value *> &to);
+std::vector<std::pair<Value *, Value *>> mapResults(Operation *from,
+                                                    const std::vector<Value *> &to);
 
 } // namespace tt

@@ -35,7 +35,8 @@ bool constantInt(const Value *v, int64_t &out) {
   return false;
 }
 
-std::vector<std::pair<Value *, Value *>> mapResults(Operation *from, const std::vector<Value *> &to) {
+std::vector<std::pair<Value *, Value *>> mapResults(Operation *from,
+                                                    const std::vector<Value *> &to) {
   std::vector<std::pair<Value *, Value *>> m;
   for (size_t i = 0; i < from->numResults(); ++i)
     m.emplace_back(from->result(i), to.at(i));

@@ -21,15 +21,17 @@ void bindTile(py::module_ &m) {
       .def_readwrite("alias_classes", &TileOptions::aliasClasses);
 
   py::class_<TileConversion>(m, "TileConversion")
-      .def_property_readonly("module", [](TileConversion &c) { return c.module.get(); },
-                             py::return_value_policy::reference_internal)
+      .def_property_readonly(
+          "module", [](TileConversion &c) { return c.module.get(); },
+          py::return_value_policy::reference_internal)
       .def("take_module", [](TileConversion &c) { return std::move(c.module); })
-      .def_property_readonly("unsupported", [](const TileConversion &c) {
-        py::list l;
-        for (const auto &u : c.unsupported)
-          l.append(py::make_tuple(u.op, u.location, u.reason));
-        return l;
-      })
+      .def_property_readonly("unsupported",
+                             [](const TileConversion &c) {
+                               py::list l;
+                               for (const auto &u : c.unsupported)
+                                 l.append(py::make_tuple(u.op, u.location, u.reason));
+                               return l;
+                             })
       .def_property_readonly("accesses", [](const TileConversion &c) {
         py::list l;
         for (const auto &a : c.accesses)

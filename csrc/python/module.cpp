@@ -42,7 +42,8 @@ py::object attrToPython(const Attribute &a) {
   case Attribute::Kind::Unit:
     return py::bool_(true);
   case Attribute::Kind::Dense:
-    return a.denseIsFloat() ? py::object(py::float_(a.getFloat())) : py::object(py::int_(a.getInt()));
+    return a.denseIsFloat() ? py::object(py::float_(a.getFloat()))
+                            : py::object(py::int_(a.getInt()));
   case Attribute::Kind::Dict: {
     py::dict d;
     for (const auto &kv : a.getDict())
@@ -90,8 +91,10 @@ PYBIND11_MODULE(_core, m) {
       .def_property_readonly("pointee", [](Type t) { return t.isPtr() ? t.pointee() : Type(); })
       .def_property_readonly("shape", [](Type t) { return t.shape(); })
       .def_property_readonly("element_type", &Type::element)
-      .def_property_readonly("inputs", [](Type t) { return t.isFunc() ? t.inputs() : std::vector<Type>{}; })
-      .def_property_readonly("results", [](Type t) { return t.isFunc() ? t.results() : std::vector<Type>{}; });
+      .def_property_readonly("inputs",
+                             [](Type t) { return t.isFunc() ? t.inputs() : std::vector<Type>{}; })
+      .def_property_readonly("results",
+                             [](Type t) { return t.isFunc() ? t.results() : std::vector<Type>{}; });
 
   m.def("int_type", &Type::integer, py::arg("bits"));
   m.def("float_type", &Type::floatByName, py::arg("name"));
@@ -119,77 +122,96 @@ PYBIND11_MODULE(_core, m) {
 
   py::class_<Value>(m, "Value")
       .def_property_readonly("type", [](const Value &v) { return v.type; })
-      .def_property_readonly("owner", [](const Value &v) { return v.def; }, py::return_value_policy::reference)
+      .def_property_readonly(
+          "owner", [](const Value &v) { return v.def; }, py::return_value_policy::reference)
       .def_property_readonly("id", [](const Value &v) { return v.id; })
       .def("__hash__", [](const Value &v) { return v.id; })
       .def("__eq__", [](const Value &a, const Value &b) { return &a == &b; });
 
   py::class_<Region>(m, "Region")
-      .def("add_block", [](Region &r, const std::vector<Type> &types) {
+      .def(
+          "add_block",
+          [](Region &r, const std::vector<Type> &types) {
             Block *b = r.addBlock();
             for (Type t : types)
               b->addArg(t);
             return b;
-          }, py::arg("arg_types") = std::vector<Type>{}, py::return_value_policy::reference)
-      .def_property_readonly("blocks", [](Region &r) {
+          },
+          py::arg("arg_types") = std::vector<Type>{}, py::return_value_policy::reference)
+      .def_property_readonly(
+          "blocks",
+          [](Region &r) {
             std::vector<Block *> v;
             for (auto &b : r.blocks)
               v.push_back(b.get());
             return v;
-          }, py::return_value_policy::reference);
+          },
+          py::return_value_policy::reference);
 
   py::class_<Block>(m, "Block")
       .def("arg", &Block::arg, py::return_value_policy::reference)
-      .def_property_readonly("args", [](Block &b) {
+      .def_property_readonly(
+          "args",
+          [](Block &b) {
             std::vector<Value *> v;
             for (size_t i = 0; i < b.numArgs(); ++i)
               v.push_back(b.arg(i));
             return v;
-          }, py::return_value_policy::reference)
+          },
+          py::return_value_policy::reference)
       .def_property_readonly("num_args", &Block::numArgs)
       .def("add_arg", &Block::addArg, py::return_value_policy::reference)
-      .def_property_readonly("ops", [](Block &b) {
+      .def_property_readonly(
+          "ops",
+          [](Block &b) {
             std::vector<Operation *> v;
             for (auto &o : b.ops())
               v.push_back(o.get());
             return v;
-          }, py::return_value_policy::reference)
+          },
+          py::return_value_policy::reference)
       .def_property_readonly("parent_op", &Block::parentOp, py::return_value_policy::reference);
 
   py::class_<Operation>(m, "Operation")
       .def_property_readonly("name", &Operation::name)
       .def_property_readonly("num_results", &Operation::numResults)
       .def("result", &Operation::result, py::return_value_policy::reference)
-      .def_property_readonly("results", [](Operation &o) {
+      .def_property_readonly(
+          "results",
+          [](Operation &o) {
             std::vector<Value *> v;
             for (size_t i = 0; i < o.numResults(); ++i)
               v.push_back(o.result(i));
             return v;
-          }, py::return_value_policy::reference)
-      .def_property_readonly("operands", [](Operation &o) { return o.operands; },
-                             py::return_value_policy::reference)
+          },
+          py::return_value_policy::reference)
+      .def_property_readonly(
+          "operands", [](Operation &o) { return o.operands; }, py::return_value_policy::reference)
       .def_property_readonly("num_regions", &Operation::numRegions)
       .def("region", &Operation::region, py::return_value_policy::reference)
       .def("attr", [](Operation &o, const std::string &n) { return attrToPython(o.attr(n)); })
       .def("set_attr", &Operation::setAttr)
-      .def("set_arg_attr", [](Operation &o, size_t i, const std::string &n, Attribute a) {
-            if (o.argAttrs.size() <= i)
-              o.argAttrs.resize(i + 1);
-            o.argAttrs[i].emplace_back(n, std::move(a));
-          })
+      .def("set_arg_attr",
+           [](Operation &o, size_t i, const std::string &n, Attribute a) {
+             if (o.argAttrs.size() <= i)
+               o.argAttrs.resize(i + 1);
+             o.argAttrs[i].emplace_back(n, std::move(a));
+           })
       .def_property_readonly("location", [](Operation &o) { return locationString(o.loc()); })
-      .def("erase", [](Operation &o) {
-            if (!o.parentBlock())
-              throw std::logic_error("cannot erase a detached operation");
-            o.parentBlock()->erase(&o);
-          })
+      .def("erase",
+           [](Operation &o) {
+             if (!o.parentBlock())
+               throw std::logic_error("cannot erase a detached operation");
+             o.parentBlock()->erase(&o);
+           })
       .def("__str__", [](Operation &o) { return printOp(o); });
 
   py::class_<Module>(m, "Module")
       .def(py::init<>())
       .def("__str__", [](const Module &mod) { return printModule(mod); })
-      .def("str", [](const Module &mod, bool locs) { return printModule(mod, locs); },
-           py::arg("with_locs") = false)
+      .def(
+          "str", [](const Module &mod, bool locs) { return printModule(mod, locs); },
+          py::arg("with_locs") = false)
       .def("verify", [](const Module &mod) { verifyModule(mod); })
       .def("func", &Module::lookupFunc, py::return_value_policy::reference)
       .def_property_readonly("funcs", &Module::funcs, py::return_value_policy::reference)
@@ -199,10 +221,13 @@ PYBIND11_MODULE(_core, m) {
   py::class_<Builder>(m, "Builder")
       .def(py::init([](Module &mod) { return new Builder(mod); }), py::keep_alive<1, 2>())
       .def("set_loc", py::overload_cast<const std::string &, int, int>(&Builder::setLoc))
-      .def("create", [](Builder &b, const std::string &name, const std::vector<Value *> &operands,
-                        const std::vector<Type> &types, const py::dict &attrs, int regions) {
+      .def(
+          "create",
+          [](Builder &b, const std::string &name, const std::vector<Value *> &operands,
+             const std::vector<Type> &types, const py::dict &attrs, int regions) {
             return b.create(name, operands, types, attrsFromDict(attrs), regions);
-          }, py::arg("name"), py::arg("operands"), py::arg("result_types"),
+          },
+          py::arg("name"), py::arg("operands"), py::arg("result_types"),
           py::arg("attrs") = py::dict(), py::arg("num_regions") = 0,
           py::return_value_policy::reference)
       .def("set_insertion_point_to_end", &Builder::setInsertionPointToEnd)

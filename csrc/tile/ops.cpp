@@ -14,13 +14,14 @@ namespace tt {
 namespace tile {
 
 const char *roundingName(int r) {
-  static const char *n[] = {"nearest_even", "zero", "negative_inf", "positive_inf",
+  static const char *n[] = {"nearest_even", "zero", "negative_inf",       "positive_inf",
                             "approx",       "full", "nearest_int_to_zero"};
   return r >= 0 && r < 7 ? n[r] : "?";
 }
 const char *predicateName(int p) {
-  static const char *n[] = {"equal",        "not_equal",    "less_than",
-                            "less_than_or_equal", "greater_than", "greater_than_or_equal"};
+  static const char *n[] = {"equal",        "not_equal",
+                            "less_than",    "less_than_or_equal",
+                            "greater_than", "greater_than_or_equal"};
   return p >= 0 && p < 6 ? n[p] : "?";
 }
 const char *orderingName(int o) {
@@ -32,7 +33,8 @@ const char *scopeName(int s) {
   return s >= 0 && s < 3 ? n[s] : "?";
 }
 const char *rmwModeName(int m) {
-  static const char *n[] = {"and", "or", "xor", "add", "addf", "max", "min", "umax", "umin", "xchg"};
+  static const char *n[] = {"and", "or",  "xor",  "add",  "addf",
+                            "max", "min", "umax", "umin", "xchg"};
   return m >= 0 && m < 10 ? n[m] : "?";
 }
 
@@ -43,9 +45,7 @@ std::string typeStr(Type t) {
     return "token";
   if (t.isView())
     return t.str();
-  auto elem = [](Type e) {
-    return e.isPtr() ? "ptr<" + e.pointee().str() + ">" : e.str();
-  };
+  auto elem = [](Type e) { return e.isPtr() ? "ptr<" + e.pointee().str() + ">" : e.str(); };
   std::string s = "tile<";
   for (int64_t d : t.shape())
     s += std::to_string(d) + "x";
@@ -155,7 +155,9 @@ std::string resultTypes(const Operation &op) {
 }
 
 // operandSegmentSizes: which optional operands an op carries, in declaration order.
-std::vector<int64_t> segments(const Operation &op) { return op.attr("operandSegmentSizes").getInts(); }
+std::vector<int64_t> segments(const Operation &op) {
+  return op.attr("operandSegmentSizes").getInts();
+}
 
 // Splits operands by operandSegmentSizes.
 std::vector<std::vector<Value *>> segmented(const Operation &op) {
@@ -184,7 +186,8 @@ Verify segmentsMatch(size_t groups) {
 }
 
 std::string memoryPrefix(const Operation &op) {
-  std::string s = std::string(" ") + tile::orderingName(static_cast<int>(op.intAttr("memory_ordering_semantics")));
+  std::string s = std::string(" ") +
+                  tile::orderingName(static_cast<int>(op.intAttr("memory_ordering_semantics")));
   if (op.hasAttr("memory_scope"))
     s += std::string(" ") + tile::scopeName(static_cast<int>(op.intAttr("memory_scope")));
   return s;
@@ -207,11 +210,12 @@ void registerArithmetic() {
   for (const char *n : {"addf", "subf", "mulf", "remf", "maxf", "minf", "pow", "atan2"})
     reg(n, kPure, base(2, 2, 1, sameTypes(2)), elementwisePrinter());
   reg("divf", kPure, base(2, 2, 1, sameTypes(2)), elementwisePrinter());
-  for (const char *n : {"absf", "absi", "negf", "negi", "ceil", "floor", "cos", "cosh", "sin", "sinh",
-                        "tan", "tanh", "exp", "exp2", "log", "log2", "rsqrt", "sqrt"})
-    reg(n, kPure, base(1, 1, 1), elementwisePrinter(n == std::string("exp") || n == std::string("tanh")
-                                                        ? tile::kFull
-                                                        : tile::kNearestEven));
+  for (const char *n : {"absf", "absi", "negf", "negi", "ceil", "floor", "cos", "cosh", "sin",
+                        "sinh", "tan", "tanh", "exp", "exp2", "log", "log2", "rsqrt", "sqrt"})
+    reg(n, kPure, base(1, 1, 1),
+        elementwisePrinter(n == std::string("exp") || n == std::string("tanh")
+                               ? tile::kFull
+                               : tile::kNearestEven));
   reg("fma", kPure, base(3, 3, 1, sameTypes(3)), elementwisePrinter());
   reg("cmpi", kPure, base(2, 2, 1, sameTypes(2)), [](const Operation &op, Printer &p) {
     p << "cmpi " << tile::predicateName(static_cast<int>(op.intAttr("comparison_predicate"))) << " "
@@ -237,24 +241,25 @@ void registerArithmetic() {
         p << "select " << p.operandList(op.operands) << " : " << typeStr(op.operand(0)->type)
           << ", " << typeStr(op.result(0)->type);
       });
-  for (const char *n : {"exti", "trunci", "ftof", "itof", "ftoi", "bitcast", "int_to_ptr", "ptr_to_int",
-                        "ptr_to_ptr", "broadcast", "reshape"})
+  for (const char *n : {"exti", "trunci", "ftof", "itof", "ftoi", "bitcast", "int_to_ptr",
+                        "ptr_to_int", "ptr_to_ptr", "broadcast", "reshape"})
     reg(n, kPure, base(1, 1, 1), castPrinter());
   reg("constant", kPure, base(0, 0, 1), [](const Operation &op, Printer &p) {
     Attribute v = op.attr("value");
     Type t = op.result(0)->type;
     std::string val;
     if (v.kind() == Attribute::Kind::Dense)
-      val = v.denseIsFloat() ? formatFloat(v.getFloat(), t) : (t.element().isInt(1) ? (v.getInt() ? "true" : "false") : std::to_string(v.getInt()));
+      val = v.denseIsFloat() ? formatFloat(v.getFloat(), t)
+                             : (t.element().isInt(1) ? (v.getInt() ? "true" : "false")
+                                                     : std::to_string(v.getInt()));
     else if (v.kind() == Attribute::Kind::Float)
       val = formatFloat(v.getFloat(), t);
     else
       val = t.element().isInt(1) ? (v.getInt() ? "true" : "false") : std::to_string(v.getInt());
     p << "constant <" << t.element().str() << ": " << val << "> : " << typeStr(t);
   });
-  reg("iota", kPure, base(0, 0, 1), [](const Operation &op, Printer &p) {
-    p << "iota : " << typeStr(op.result(0)->type);
-  });
+  reg("iota", kPure, base(0, 0, 1),
+      [](const Operation &op, Printer &p) { p << "iota : " << typeStr(op.result(0)->type); });
   for (const char *n : {"get_tile_block_id", "get_num_tile_blocks"})
     reg(n, kPure, base(0, 0, 3), [](const Operation &op, Printer &p) {
       p << shortName(op) << " : " << typeStr(op.result(0)->type);
@@ -272,8 +277,8 @@ void registerArithmetic() {
   });
   reg("extract", kPure, base(2, 8, 1), [](const Operation &op, Printer &p) {
     std::vector<Value *> idx(op.operands.begin() + 1, op.operands.end());
-    p << "extract " << p.name(op.operand(0)) << "[" << p.operandList(idx) << "] : "
-      << typeStr(op.operand(0)->type) << " -> " << typeStr(op.result(0)->type);
+    p << "extract " << p.name(op.operand(0)) << "[" << p.operandList(idx)
+      << "] : " << typeStr(op.operand(0)->type) << " -> " << typeStr(op.result(0)->type);
   });
   reg("offset", kPure, base(2, 2, 1), [](const Operation &op, Printer &p) {
     p << "offset " << p.operandList(op.operands) << " : " << typesOf(op.operands) << " -> "
@@ -283,7 +288,8 @@ void registerArithmetic() {
     p << "mmaf " << p.operandList(op.operands) << " : " << typesOf(op.operands);
   });
   reg("mmai", kPure, base(3, 3, 1), [](const Operation &op, Printer &p) {
-    p << "mmai " << p.operandList(op.operands) << (op.intAttr("signedness_lhs") ? " signed" : " unsigned")
+    p << "mmai " << p.operandList(op.operands)
+      << (op.intAttr("signedness_lhs") ? " signed" : " unsigned")
       << (op.intAttr("signedness_rhs") ? " signed" : " unsigned") << " : " << typesOf(op.operands);
   });
   reg("assume", kPure, base(1, 1, 1), [](const Operation &op, Printer &p) {
@@ -307,8 +313,8 @@ void registerArithmetic() {
 
 Print reducePrinter(bool scan) {
   return [scan](const Operation &op, Printer &p) {
-    p << (scan ? "scan " : "reduce ") << p.operandList(op.operands) << " dim="
-      << std::to_string(op.intAttr("dim"));
+    p << (scan ? "scan " : "reduce ") << p.operandList(op.operands)
+      << " dim=" << std::to_string(op.intAttr("dim"));
     if (scan)
       p << " reverse=" << (op.intAttr("reverse") ? "true" : "false");
     p << " identities=[";
@@ -317,7 +323,7 @@ Print reducePrinter(bool scan) {
       Type t = ids[i].getType();
       p << (i ? ", " : "")
         << (ids[i].kind() == Attribute::Kind::Float ? formatFloat(ids[i].getFloat(), t)
-                                                     : std::to_string(ids[i].getInt()))
+                                                    : std::to_string(ids[i].getInt()))
         << " : " << t.str();
     }
     p << "] : " << typesOf(op.operands) << " -> " << resultTypes(op) << "\n";
@@ -332,7 +338,8 @@ Print reducePrinter(bool scan) {
 }
 
 void registerMemory() {
-  reg("make_token", kPure, base(0, 0, 1), [](const Operation &, Printer &p) { p << "make_token : token"; });
+  reg("make_token", kPure, base(0, 0, 1),
+      [](const Operation &, Printer &p) { p << "make_token : token"; });
   reg("join_tokens", kPure, base(1, 64, 1), [](const Operation &op, Printer &p) {
     p << "join_tokens " << p.operandList(op.operands) << " : token";
   });
@@ -359,7 +366,8 @@ void registerMemory() {
         auto list = [&](const std::vector<int64_t> &v) {
           std::string s = "[";
           for (size_t i = 0; i < v.size(); ++i)
-            s += (i ? ", " : "") + (v[i] == kDynamic ? p.name(op.operand(k++)) : std::to_string(v[i]));
+            s += (i ? ", " : "") +
+                 (v[i] == kDynamic ? p.name(op.operand(k++)) : std::to_string(v[i]));
           return s + "]";
         };
         p << "make_tensor_view " << p.name(op.operand(0)) << ", shape = " << list(tv.viewShape())
@@ -419,14 +427,16 @@ void registerMemory() {
           p << ", " << typeStr(g[2][0]->type);
         p << " -> token";
       });
-  reg("load_ptr_tko", kReadOnly, base(1, 4, 2, segmentsMatch(4)), [](const Operation &op, Printer &p) {
-    auto g = segmented(op);
-    std::vector<Value *> main;
-    for (int i = 0; i < 3; ++i)
-      main.insert(main.end(), g[i].begin(), g[i].end());
-    p << "load_ptr_tko" << memoryPrefix(op) << " " << p.operandList(main) << tokenSuffix(g[3], p)
-      << hintSuffix(op) << " : " << typesOf(main) << " -> " << resultTypes(op);
-  });
+  reg("load_ptr_tko", kReadOnly, base(1, 4, 2, segmentsMatch(4)),
+      [](const Operation &op, Printer &p) {
+        auto g = segmented(op);
+        std::vector<Value *> main;
+        for (int i = 0; i < 3; ++i)
+          main.insert(main.end(), g[i].begin(), g[i].end());
+        p << "load_ptr_tko" << memoryPrefix(op) << " " << p.operandList(main)
+          << tokenSuffix(g[3], p) << hintSuffix(op) << " : " << typesOf(main) << " -> "
+          << resultTypes(op);
+      });
   reg("store_ptr_tko", 0, base(2, 4, 1, segmentsMatch(4)), [](const Operation &op, Printer &p) {
     auto g = segmented(op);
     std::vector<Value *> main;
@@ -484,7 +494,8 @@ Print terminatorPrinter() {
 }
 
 void registerControlFlow() {
-  reg("for", 0,
+  reg(
+      "for", 0,
       [](const Operation &op) -> std::string {
         if (op.numOperands() < 3 || op.numRegions() != 1)
           return "needs bounds, a step and a body";
@@ -505,7 +516,8 @@ void registerControlFlow() {
         p << " ";
         p.region(*op.region(0), false);
       });
-  reg("loop", 0,
+  reg(
+      "loop", 0,
       [](const Operation &op) -> std::string {
         return op.numRegions() == 1 ? noViewResults(op) : "needs a body";
       },
@@ -524,7 +536,8 @@ void registerControlFlow() {
         p << " ";
         p.region(*op.region(0), false);
       });
-  reg("if", 0,
+  reg(
+      "if", 0,
       [](const Operation &op) -> std::string {
         if (op.numOperands() != 1 || !op.operand(0)->type.isInt(1))
           return "condition must be tile<i1>";
@@ -547,7 +560,8 @@ void registerControlFlow() {
       });
   for (const char *n : {"yield", "continue", "break", "return"})
     reg(n, kTerminator, nullptr, terminatorPrinter());
-  reg("entry", kSymbol,
+  reg(
+      "entry", kSymbol,
       [](const Operation &op) -> std::string {
         Type ft = op.attr("function_type").getType();
         if (!ft.isFunc() || op.numRegions() != 1)

@@ -22,12 +22,31 @@
 
 namespace tt::tile {
 
-enum Rounding : int { kNearestEven = 0, kZero = 1, kNegInf = 2, kPosInf = 3, kApprox = 4, kFull = 5, kNearestIntToZero = 6 };
+enum Rounding : int {
+  kNearestEven = 0,
+  kZero = 1,
+  kNegInf = 2,
+  kPosInf = 3,
+  kApprox = 4,
+  kFull = 5,
+  kNearestIntToZero = 6
+};
 enum Signedness : int { kUnsigned = 0, kSigned = 1 };
 enum Predicate : int { kEq = 0, kNe = 1, kLt = 2, kLe = 3, kGt = 4, kGe = 5 };
 enum Ordering : int { kWeak = 0, kRelaxed = 1, kAcquire = 2, kRelease = 3, kAcqRel = 4 };
 enum Scope : int { kTileBlock = 0, kDevice = 1, kSystem = 2 };
-enum RmwMode : int { kAnd = 0, kOr = 1, kXor = 2, kAdd = 3, kAddF = 4, kMax = 5, kMin = 6, kUMax = 7, kUMin = 8, kXchg = 9 };
+enum RmwMode : int {
+  kAnd = 0,
+  kOr = 1,
+  kXor = 2,
+  kAdd = 3,
+  kAddF = 4,
+  kMax = 5,
+  kMin = 6,
+  kUMax = 7,
+  kUMin = 8,
+  kXchg = 9
+};
 
 // `tile<4x8xf32>`, `tile<ptr<f32>>`, `token`, views as spelled.
 std::string typeStr(Type t);

@@ -130,7 +130,8 @@ Print printArrow(std::vector<std::string> inlineAttrs = {}) {
 const char *cmpiNames[] = {"eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"};
 const char *cmpfNames[] = {"false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord",
                            "ueq",   "ugt", "uge", "ult", "ule", "une", "uno", "true"};
-const char *rmwNames[] = {"?", "and", "or", "xor", "add", "fadd", "max", "min", "umax", "umin", "exch"};
+const char *rmwNames[] = {"?",   "and", "or",   "xor",  "add", "fadd",
+                          "max", "min", "umax", "umin", "exch"};
 const char *semNames[] = {"?", "relaxed", "acquire", "release", "acq_rel"};
 const char *scopeNames[] = {"?", "gpu", "cta", "sys"};
 const char *axisNames[] = {"x", "y", "z"};
@@ -146,10 +147,10 @@ void reg(const std::string &name, unsigned traits, Verify v, Print p = nullptr) 
 }
 
 void registerArith() {
-  for (const char *n : {"arith.addi", "arith.subi", "arith.muli", "arith.divsi", "arith.divui",
-                        "arith.remsi", "arith.remui", "arith.andi", "arith.ori", "arith.xori",
-                        "arith.shli", "arith.shrsi", "arith.shrui", "arith.maxsi", "arith.minsi",
-                        "arith.maxui", "arith.minui"})
+  for (const char *n :
+       {"arith.addi", "arith.subi", "arith.muli", "arith.divsi", "arith.divui", "arith.remsi",
+        "arith.remui", "arith.andi", "arith.ori", "arith.xori", "arith.shli", "arith.shrsi",
+        "arith.shrui", "arith.maxsi", "arith.minsi", "arith.maxui", "arith.minui"})
     reg(n, kPure, elementwise(2, Elem::Int), printBinary());
   for (const char *n : {"arith.addf", "arith.subf", "arith.mulf", "arith.divf", "arith.remf",
                         "arith.maxnumf", "arith.minnumf", "arith.maximumf", "arith.minimumf"})
@@ -202,13 +203,17 @@ void registerArith() {
     return [=](const Operation &op) -> std::string {
       int a = op.operand(0)->type.element().bitWidth(), r = op.result(0)->type.element().bitWidth();
       if (wider ? r <= a : r >= a)
-        return std::string("result must be ") + (wider ? "wider" : "narrower") + " than the operand";
+        return std::string("result must be ") + (wider ? "wider" : "narrower") +
+               " than the operand";
       return "";
     };
   };
-  reg("arith.extsi", kPure, all({cast(Elem::Int, Elem::Int), sameShapeResult(), widthCheck(true)}), printCast());
-  reg("arith.extui", kPure, all({cast(Elem::Int, Elem::Int), sameShapeResult(), widthCheck(true)}), printCast());
-  reg("arith.trunci", kPure, all({cast(Elem::Int, Elem::Int), sameShapeResult(), widthCheck(false)}), printCast());
+  reg("arith.extsi", kPure, all({cast(Elem::Int, Elem::Int), sameShapeResult(), widthCheck(true)}),
+      printCast());
+  reg("arith.extui", kPure, all({cast(Elem::Int, Elem::Int), sameShapeResult(), widthCheck(true)}),
+      printCast());
+  reg("arith.trunci", kPure,
+      all({cast(Elem::Int, Elem::Int), sameShapeResult(), widthCheck(false)}), printCast());
   reg("arith.extf", kPure, all({cast(Elem::Float, Elem::Float), widthCheck(true)}), printCast());
   reg("arith.truncf", kPure, all({cast(Elem::Float, Elem::Float), widthCheck(false)}), printCast());
   reg("arith.sitofp", kPure, cast(Elem::Int, Elem::Float), printCast());
@@ -218,7 +223,8 @@ void registerArith() {
   reg("arith.bitcast", kPure,
       all({cast(Elem::Any, Elem::Any),
            [](const Operation &op) -> std::string {
-             return op.operand(0)->type.element().bitWidth() == op.result(0)->type.element().bitWidth()
+             return op.operand(0)->type.element().bitWidth() ==
+                            op.result(0)->type.element().bitWidth()
                         ? ""
                         : "bitcast must keep the bit width";
            }}),
@@ -351,8 +357,8 @@ void registerShapes() {
            }}),
       printArrow());
   reg("tt.split", kPure, counts(1, 1, 2), [](const Operation &op, Printer &p) {
-    p << "tt.split " << p.operandList(op.operands) << " : " << op.operand(0)->type.str()
-      << " -> " << op.result(0)->type.str();
+    p << "tt.split " << p.operandList(op.operands) << " : " << op.operand(0)->type.str() << " -> "
+      << op.result(0)->type.str();
   });
   reg("tt.bitcast", kPure, counts(1, 1, 1), printArrow());
   reg("tt.int_to_ptr", kPure, counts(1, 1, 1), printArrow());
@@ -464,9 +470,10 @@ void registerCompute() {
            }}),
       [](const Operation &op, Printer &p) {
         static const char *prec[] = {"tf32", "tf32x3", "ieee", "hf32", "bf16x3", "bf16x6"};
-        p << "tt.dot " << p.operandList(op.operands) << ", inputPrecision = "
-          << enumName(prec, op.intAttr("inputPrecision")) << " : " << op.operand(0)->type.str()
-          << " * " << op.operand(1)->type.str() << " -> " << op.result(0)->type.str();
+        p << "tt.dot " << p.operandList(op.operands)
+          << ", inputPrecision = " << enumName(prec, op.intAttr("inputPrecision")) << " : "
+          << op.operand(0)->type.str() << " * " << op.operand(1)->type.str() << " -> "
+          << op.result(0)->type.str();
       });
   auto combine = [](const char *name) {
     return [name](const Operation &op) -> std::string {
@@ -529,7 +536,8 @@ void printFuncSignature(const Operation &op, Printer &p) {
 
 void registerFunctions() {
   reg("builtin.module", 0, nullptr);
-  reg("tt.func", kSymbol,
+  reg(
+      "tt.func", kSymbol,
       [](const Operation &op) -> std::string {
         Attribute ft = op.attr("function_type");
         if (op.attr("sym_name").kind() != Attribute::Kind::String || !ft.getType().isFunc())
@@ -546,7 +554,8 @@ void registerFunctions() {
         return "";
       },
       printFuncSignature);
-  reg("tt.return", kTerminator,
+  reg(
+      "tt.return", kTerminator,
       [](const Operation &op) -> std::string {
         const Operation *f = op.parentOp();
         if (!f || !f->is("tt.func"))
@@ -565,7 +574,8 @@ void registerFunctions() {
         if (op.numOperands())
           p << " " << p.operandList(op.operands) << " : " << p.typeList(op.operands);
       });
-  reg("tt.call", 0,
+  reg(
+      "tt.call", 0,
       [](const Operation &op) -> std::string {
         return op.attr("callee").kind() == Attribute::Kind::String ? "" : "needs a callee";
       },
@@ -591,7 +601,8 @@ void registerFunctions() {
 }
 
 void registerControlFlow() {
-  reg("scf.for", 0,
+  reg(
+      "scf.for", 0,
       [](const Operation &op) -> std::string {
         if (op.numOperands() < 3)
           return "needs lower bound, upper bound and step";
@@ -626,7 +637,8 @@ void registerControlFlow() {
         p << " : " << op.operand(0)->type.str() << " ";
         p.region(*op.region(0), false);
       });
-  reg("scf.if", 0,
+  reg(
+      "scf.if", 0,
       [](const Operation &op) -> std::string {
         if (op.numOperands() != 1 || !op.operand(0)->type.isInt(1))
           return "condition must be a scalar i1";
@@ -647,7 +659,8 @@ void registerControlFlow() {
           p.region(*op.region(1), false);
         }
       });
-  reg("scf.while", 0,
+  reg(
+      "scf.while", 0,
       [](const Operation &op) -> std::string {
         if (op.numRegions() != 2 || op.region(0)->blocks.size() != 1 ||
             op.region(1)->blocks.size() != 1)
@@ -668,7 +681,8 @@ void registerControlFlow() {
         p << " do ";
         p.region(*op.region(1), true);
       });
-  reg("scf.condition", kTerminator,
+  reg(
+      "scf.condition", kTerminator,
       [](const Operation &op) -> std::string {
         if (op.numOperands() < 1 || !op.operand(0)->type.isInt(1))
           return "needs a scalar i1 condition";

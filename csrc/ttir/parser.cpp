@@ -9,8 +9,8 @@
 
 #include <cctype>
 #include <cmath>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -286,9 +286,10 @@ private:
       return false;
     }
     bool isFloat = false;
-    while (pos_ < s_.size() && (std::isdigit(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '.' ||
-                                s_[pos_] == 'e' || s_[pos_] == 'E' ||
-                                ((s_[pos_] == '-' || s_[pos_] == '+') && (s_[pos_ - 1] == 'e' || s_[pos_ - 1] == 'E')))) {
+    while (pos_ < s_.size() && (std::isdigit(static_cast<unsigned char>(s_[pos_])) ||
+                                s_[pos_] == '.' || s_[pos_] == 'e' || s_[pos_] == 'E' ||
+                                ((s_[pos_] == '-' || s_[pos_] == '+') &&
+                                 (s_[pos_ - 1] == 'e' || s_[pos_ - 1] == 'E')))) {
       isFloat |= s_[pos_] == '.' || s_[pos_] == 'e' || s_[pos_] == 'E';
       ++pos_;
     }
@@ -623,10 +624,12 @@ private:
   }
 
   Operation *custom(const std::string &name) {
-    static const char *cmpi[] = {"eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"};
+    static const char *cmpi[] = {"eq",  "ne",  "slt", "sle", "sgt",
+                                 "sge", "ult", "ule", "ugt", "uge"};
     static const char *cmpf[] = {"false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord",
                                  "ueq",   "ugt", "uge", "ult", "ule", "une", "uno", "true"};
-    static const char *rmw[] = {"?", "and", "or", "xor", "add", "fadd", "max", "min", "umax", "umin", "exch"};
+    static const char *rmw[] = {"?",   "and", "or",   "xor",  "add", "fadd",
+                                "max", "min", "umax", "umin", "exch"};
     static const char *sem[] = {"?", "relaxed", "acquire", "release", "acq_rel"};
     static const char *scope[] = {"?", "gpu", "cta", "sys"};
     static const char *axes[] = {"x", "y", "z"};
@@ -657,7 +660,8 @@ private:
       std::vector<Value *> ops = useList();
       expect(':');
       Type t = type();
-      return create(name, ops, {t.withElement(Type::integer(1))}, {{"predicate", Attribute::integer(pv, i64)}});
+      return create(name, ops, {t.withElement(Type::integer(1))},
+                    {{"predicate", Attribute::integer(pv, i64)}});
     }
     if (name == "arith.select") {
       std::vector<Value *> ops = useList();

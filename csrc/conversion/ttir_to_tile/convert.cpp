@@ -78,8 +78,8 @@ private:
       out.push_back(get(v));
     return out;
   }
-  Operation *make(const std::string &n, const std::vector<Value *> &ops, const std::vector<Type> &ts,
-                  Attrs attrs = {}, int regions = 0) {
+  Operation *make(const std::string &n, const std::vector<Value *> &ops,
+                  const std::vector<Type> &ts, Attrs attrs = {}, int regions = 0) {
     return b_.create("cuda_tile." + n, ops, ts, std::move(attrs), regions);
   }
   Value *make1(const std::string &n, const std::vector<Value *> &ops, Type t, Attrs attrs = {}) {
@@ -113,8 +113,9 @@ private:
   Attrs floatMods(Type t, bool rounding, bool approxable) {
     Attrs a;
     if (rounding)
-      a.emplace_back("rounding", i32Attr(opts_.approx && approxable && f32(t) ? tile::kApprox
-                                                                             : tile::kNearestEven));
+      a.emplace_back(
+          "rounding",
+          i32Attr(opts_.approx && approxable && f32(t) ? tile::kApprox : tile::kNearestEven));
     if (opts_.ftz && f32(t))
       a.emplace_back("flush_to_zero", Attribute::unit());
     return a;
@@ -137,8 +138,11 @@ private:
     if (scope >= 0)
       a.emplace_back("memory_scope", i32Attr(scope));
     if (opts_.numStages > 0)
-      a.emplace_back("optimization_hints",
-                     Attribute::dict({{opts_.arch, Attribute::dict({{"latency", i32Attr(std::min(opts_.numStages, 10))}})}}));
+      a.emplace_back(
+          "optimization_hints",
+          Attribute::dict(
+              {{opts_.arch,
+                Attribute::dict({{"latency", i32Attr(std::min(opts_.numStages, 10))}})}}));
     return a;
   }
 
@@ -215,31 +219,35 @@ private:
   }
 
   void cmpi(const Operation &o) {
-    static const int pred[] = {tile::kEq, tile::kNe, tile::kLt, tile::kLe, tile::kGt, tile::kGe,
-                               tile::kLt, tile::kLe, tile::kGt, tile::kGe};
+    static const int pred[] = {tile::kEq, tile::kNe, tile::kLt, tile::kLe, tile::kGt,
+                               tile::kGe, tile::kLt, tile::kLe, tile::kGt, tile::kGe};
     int64_t p = o.intAttr("predicate");
     if (o.operand(0)->type.element().isPtr())
       throw Unsupported{"pointer comparison"};
     bool isSigned = p >= 2 && p <= 5;
-    elementwise(o, "cmpi", {{"comparison_predicate", i32Attr(pred[p])},
-                            {"signedness", i32Attr(isSigned || p < 2 ? tile::kSigned : tile::kUnsigned)}});
+    elementwise(o, "cmpi",
+                {{"comparison_predicate", i32Attr(pred[p])},
+                 {"signedness", i32Attr(isSigned || p < 2 ? tile::kSigned : tile::kUnsigned)}});
   }
 
   void cmpf(const Operation &o) {
     // MLIR predicate -> (Tile IR predicate, ordered?)
     int64_t p = o.intAttr("predicate");
-    static const int pred[] = {-1, tile::kEq, tile::kGt, tile::kGe, tile::kLt, tile::kLe, tile::kNe, -1,
-                               tile::kEq, tile::kGt, tile::kGe, tile::kLt, tile::kLe, tile::kNe, -1, -1};
+    static const int pred[] = {-1,        tile::kEq, tile::kGt, tile::kGe, tile::kLt, tile::kLe,
+                               tile::kNe, -1,        tile::kEq, tile::kGt, tile::kGe, tile::kLt,
+                               tile::kLe, tile::kNe, -1,        -1};
     if (p < 0 || p > 15 || pred[p] < 0)
       throw Unsupported{"cmpf predicate has no Tile IR form"};
-    elementwise(o, "cmpf", {{"comparison_predicate", i32Attr(pred[p])},
-                            {"comparison_ordering", i32Attr(p >= 1 && p <= 6 ? 1 : 0)}});
+    elementwise(o, "cmpf",
+                {{"comparison_predicate", i32Attr(pred[p])},
+                 {"comparison_ordering", i32Attr(p >= 1 && p <= 6 ? 1 : 0)}});
   }
 
   void select(const Operation &o) {
     Value *c = get(o.operand(0));
     Type t = o.result(0)->type;
-    bind(o, make1("select", {splat(c, t.withElement(i1())), get(o.operand(1)), get(o.operand(2))}, t));
+    bind(o,
+         make1("select", {splat(c, t.withElement(i1())), get(o.operand(1)), get(o.operand(2))}, t));
   }
 
   void constant(const Operation &o) {
@@ -260,7 +268,9 @@ private:
     bind(o, ids->result(static_cast<size_t>(o.intAttr("axis"))));
   }
 
-  void reshapeLike(const Operation &o) { bind(o, make1("reshape", {get(o.operand(0))}, o.result(0)->type)); }
+  void reshapeLike(const Operation &o) {
+    bind(o, make1("reshape", {get(o.operand(0))}, o.result(0)->type));
+  }
 
   void broadcastOp(const Operation &o) {
     Value *in = get(o.operand(0));
@@ -376,11 +386,13 @@ private:
       } else {
         Value *ext = emit(plan.extents[d]);
         Value *zero = constInt(0, i64());
-        Value *pos = make1("cmpi", {ext, zero}, i1(),
-                           {{"comparison_predicate", i32Attr(tile::kGt)}, {"signedness", i32Attr(tile::kSigned)}});
+        Value *pos = make1(
+            "cmpi", {ext, zero}, i1(),
+            {{"comparison_predicate", i32Attr(tile::kGt)}, {"signedness", i32Attr(tile::kSigned)}});
         guard = guard ? make1("andi", {guard, pos}, i1()) : pos;
         shape.push_back(kDynamic);
-        dynShape.push_back(make1("maxi", {ext, zero}, i64(), {{"signedness", i32Attr(tile::kSigned)}}));
+        dynShape.push_back(
+            make1("maxi", {ext, zero}, i64(), {{"signedness", i32Attr(tile::kSigned)}}));
       }
       if ((c = constantOf(plan.strides[d], known)), known && c > 0) {
         strides.push_back(c);
@@ -466,14 +478,16 @@ private:
         if (needsSelect)
           loaded = make1("select", {get(o.operand(1)), loaded, get(other)}, t);
         bind(o, loaded);
-        report_.accesses.push_back({o.name(), locationString(o.loc()), true,
-                                    "tensor_view + partition_view, padding " + std::string(paddingName(pad))});
+        report_.accesses.push_back(
+            {o.name(), locationString(o.loc()), true,
+             "tensor_view + partition_view, padding " + std::string(paddingName(pad))});
         return;
       } else {
         report_.accesses.push_back({o.name(), locationString(o.loc()), false, why});
       }
     } else if (t.isTensor()) {
-      report_.accesses.push_back({o.name(), locationString(o.loc()), false, "view raising disabled"});
+      report_.accesses.push_back(
+          {o.name(), locationString(o.loc()), false, "view raising disabled"});
     }
     std::vector<Value *> ops = {get(o.operand(0))};
     std::vector<int64_t> seg = {1, 0, 0, 0};
@@ -536,13 +550,15 @@ private:
         } else {
           doStore();
         }
-        report_.accesses.push_back({o.name(), locationString(o.loc()), true, "tensor_view + partition_view"});
+        report_.accesses.push_back(
+            {o.name(), locationString(o.loc()), true, "tensor_view + partition_view"});
         return;
       } else {
         report_.accesses.push_back({o.name(), locationString(o.loc()), false, why});
       }
     } else if (t.isTensor()) {
-      report_.accesses.push_back({o.name(), locationString(o.loc()), false, "view raising disabled"});
+      report_.accesses.push_back(
+          {o.name(), locationString(o.loc()), false, "view raising disabled"});
     }
     std::vector<Value *> ops = get(o.operands);
     std::vector<int64_t> seg = {1, 1, o.numOperands() > 2 ? 1 : 0, 0};
@@ -561,7 +577,9 @@ private:
       return tile::kAcqRel;
     }
   }
-  static int scope(int64_t s) { return s == 2 ? tile::kTileBlock : s == 3 ? tile::kSystem : tile::kDevice; }
+  static int scope(int64_t s) {
+    return s == 2 ? tile::kTileBlock : s == 3 ? tile::kSystem : tile::kDevice;
+  }
 
   void atomicRmw(const Operation &o) {
     Type elem = o.operand(1)->type.element();
@@ -570,17 +588,38 @@ private:
     bool isFloat = elem.isFloat();
     int width = elem.bitWidth();
     switch (op) {
-    case 1: mode = tile::kAnd; break;
-    case 2: mode = tile::kOr; break;
-    case 3: mode = tile::kXor; break;
-    case 4: mode = tile::kAdd; break;
-    case 5: mode = tile::kAddF; break;
-    case 6: mode = tile::kMax; break;
-    case 7: mode = tile::kMin; break;
-    case 8: mode = tile::kUMax; break;
-    case 9: mode = tile::kUMin; break;
-    case 10: mode = tile::kXchg; break;
-    default: throw Unsupported{"unknown atomic op"};
+    case 1:
+      mode = tile::kAnd;
+      break;
+    case 2:
+      mode = tile::kOr;
+      break;
+    case 3:
+      mode = tile::kXor;
+      break;
+    case 4:
+      mode = tile::kAdd;
+      break;
+    case 5:
+      mode = tile::kAddF;
+      break;
+    case 6:
+      mode = tile::kMax;
+      break;
+    case 7:
+      mode = tile::kMin;
+      break;
+    case 8:
+      mode = tile::kUMax;
+      break;
+    case 9:
+      mode = tile::kUMin;
+      break;
+    case 10:
+      mode = tile::kXchg;
+      break;
+    default:
+      throw Unsupported{"unknown atomic op"};
     }
     if (isFloat && mode != tile::kAddF && mode != tile::kXchg)
       throw Unsupported{"float atomic max/min has no Tile IR form"};
@@ -615,7 +654,8 @@ private:
     if (ae.isInt()) {
       if (!ae.isInt(8))
         throw Unsupported{"integer dot on " + ae.str()};
-      bind(o, make1("mmai", {a, bm, c}, ct, {{"signedness_lhs", i32Attr(1)}, {"signedness_rhs", i32Attr(1)}}));
+      bind(o, make1("mmai", {a, bm, c}, ct,
+                    {{"signedness_lhs", i32Attr(1)}, {"signedness_rhs", i32Attr(1)}}));
       return;
     }
     if (!(ae.isFloat() && ae.floatKind() == FloatKind::F32)) {
@@ -629,7 +669,8 @@ private:
     }
     Type tf = Type::floating(FloatKind::TF32);
     auto toTf = [&](Value *v) {
-      return make1("ftof", {v}, v->type.withElement(tf), {{"rounding", i32Attr(tile::kNearestEven)}});
+      return make1("ftof", {v}, v->type.withElement(tf),
+                   {{"rounding", i32Attr(tile::kNearestEven)}});
     };
     if (prec == 0) { // tf32
       bind(o, make1("mmaf", {toTf(a), toTf(bm), c}, ct));
@@ -859,13 +900,26 @@ const std::unordered_map<std::string, Converter::Handler> &Converter::handlers()
         c.elementwise(o, to, c.floatMods(o.result(0)->type, rounding, approxable));
       };
     };
-    for (auto p : {std::pair{"arith.addi", "addi"}, {"arith.subi", "subi"}, {"arith.muli", "muli"},
-                   {"arith.andi", "andi"}, {"arith.ori", "ori"}, {"arith.xori", "xori"},
-                   {"arith.shli", "shli"}, {"tt.mulhiui", "mulhii"}, {"math.absi", "absi"},
-                   {"math.floor", "floor"}, {"math.ceil", "ceil"}, {"math.sin", "sin"},
-                   {"math.cos", "cos"}, {"math.tan", "tan"}, {"math.tanh", "tanh"},
-                   {"math.log", "log"}, {"math.log2", "log2"}, {"math.absf", "absf"},
-                   {"arith.negf", "negf"}, {"arith.remf", "remf"}})
+    for (auto p : {std::pair{"arith.addi", "addi"},
+                   {"arith.subi", "subi"},
+                   {"arith.muli", "muli"},
+                   {"arith.andi", "andi"},
+                   {"arith.ori", "ori"},
+                   {"arith.xori", "xori"},
+                   {"arith.shli", "shli"},
+                   {"tt.mulhiui", "mulhii"},
+                   {"math.absi", "absi"},
+                   {"math.floor", "floor"},
+                   {"math.ceil", "ceil"},
+                   {"math.sin", "sin"},
+                   {"math.cos", "cos"},
+                   {"math.tan", "tan"},
+                   {"math.tanh", "tanh"},
+                   {"math.log", "log"},
+                   {"math.log2", "log2"},
+                   {"math.absf", "absf"},
+                   {"arith.negf", "negf"},
+                   {"arith.remf", "remf"}})
       same(p.first, p.second);
     signedOp("arith.divsi", "divi", tile::kSigned);
     signedOp("arith.divui", "divi", tile::kUnsigned);
@@ -891,12 +945,20 @@ const std::unordered_map<std::string, Converter::Handler> &Converter::handlers()
         a.emplace_back("rounding", i32Attr(tile::kApprox));
       c.elementwise(o, "exp", a);
     };
-    t["tt.precise_sqrt"] = [](C &c, O o) { c.elementwise(o, "sqrt", {{"rounding", i32Attr(tile::kNearestEven)}}); };
-    t["tt.precise_divf"] = [](C &c, O o) { c.elementwise(o, "divf", {{"rounding", i32Attr(tile::kNearestEven)}}); };
+    t["tt.precise_sqrt"] = [](C &c, O o) {
+      c.elementwise(o, "sqrt", {{"rounding", i32Attr(tile::kNearestEven)}});
+    };
+    t["tt.precise_divf"] = [](C &c, O o) {
+      c.elementwise(o, "divf", {{"rounding", i32Attr(tile::kNearestEven)}});
+    };
     t["arith.maxnumf"] = [](C &c, O o) { c.elementwise(o, "maxf"); };
     t["arith.minnumf"] = [](C &c, O o) { c.elementwise(o, "minf"); };
-    t["arith.maximumf"] = [](C &c, O o) { c.elementwise(o, "maxf", {{"propagate_nan", Attribute::unit()}}); };
-    t["arith.minimumf"] = [](C &c, O o) { c.elementwise(o, "minf", {{"propagate_nan", Attribute::unit()}}); };
+    t["arith.maximumf"] = [](C &c, O o) {
+      c.elementwise(o, "maxf", {{"propagate_nan", Attribute::unit()}});
+    };
+    t["arith.minimumf"] = [](C &c, O o) {
+      c.elementwise(o, "minf", {{"propagate_nan", Attribute::unit()}});
+    };
     t["arith.cmpi"] = [](C &c, O o) { c.cmpi(o); };
     t["arith.cmpf"] = [](C &c, O o) { c.cmpf(o); };
     t["arith.select"] = [](C &c, O o) { c.select(o); };
@@ -908,8 +970,12 @@ const std::unordered_map<std::string, Converter::Handler> &Converter::handlers()
     t["arith.truncf"] = [](C &c, O o) { c.cast(o, "ftof", -1, tile::kNearestEven); };
     t["arith.sitofp"] = [](C &c, O o) { c.cast(o, "itof", tile::kSigned, tile::kNearestEven); };
     t["arith.uitofp"] = [](C &c, O o) { c.cast(o, "itof", tile::kUnsigned, tile::kNearestEven); };
-    t["arith.fptosi"] = [](C &c, O o) { c.cast(o, "ftoi", tile::kSigned, tile::kNearestIntToZero); };
-    t["arith.fptoui"] = [](C &c, O o) { c.cast(o, "ftoi", tile::kUnsigned, tile::kNearestIntToZero); };
+    t["arith.fptosi"] = [](C &c, O o) {
+      c.cast(o, "ftoi", tile::kSigned, tile::kNearestIntToZero);
+    };
+    t["arith.fptoui"] = [](C &c, O o) {
+      c.cast(o, "ftoi", tile::kUnsigned, tile::kNearestIntToZero);
+    };
     t["arith.bitcast"] = [](C &c, O o) { c.bitcast(o); };
     t["tt.bitcast"] = [](C &c, O o) { c.bitcast(o); };
     t["tt.fp_to_fp"] = [](C &c, O o) { c.fpToFp(o); };
@@ -943,7 +1009,10 @@ const std::unordered_map<std::string, Converter::Handler> &Converter::handlers()
       c.make("assert", {c.get(o.operand(0))}, {}, {{"message", o.attr("message")}});
     };
     t["llvm.intr.assume"] = [](C &, O) {}; // a hint; Tile IR's assume takes other forms
-    t["gpu.barrier"] = [](C &c, O) { c.make("join_tokens", {c.make1("make_token", {}, Type::token())}, {Type::token()}, {{"fence", Attribute::unit()}}); };
+    t["gpu.barrier"] = [](C &c, O) {
+      c.make("join_tokens", {c.make1("make_token", {}, Type::token())}, {Type::token()},
+             {{"fence", Attribute::unit()}});
+    };
     return t;
   }();
   return table;

@@ -19,11 +19,11 @@
 namespace tt {
 
 struct TileOptions {
-  bool approx = false;   // TILEIR_ENABLE_APPROX: approximate div/sqrt/exp on f32
-  bool ftz = false;      // TILEIR_ENABLE_FTZ: flush f32 denormals
-  int occupancy = 0;     // 0: no hint; else 1..32
-  int numCtas = 1;       // num_cta_in_cga hint when > 1
-  int numStages = 0;     // latency hint on memory ops when > 0 (clamped to 1..10)
+  bool approx = false; // TILEIR_ENABLE_APPROX: approximate div/sqrt/exp on f32
+  bool ftz = false;    // TILEIR_ENABLE_FTZ: flush f32 denormals
+  int occupancy = 0;   // 0: no hint; else 1..32
+  int numCtas = 1;     // num_cta_in_cga hint when > 1
+  int numStages = 0;   // latency hint on memory ops when > 0 (clamped to 1..10)
   std::string arch = "sm_90";
   bool raiseViews = true;
   // Pointer arguments known at launch to alias (same address); each inner vector is one class
@@ -38,10 +38,10 @@ struct UnsupportedOp {
 };
 
 struct AccessReport {
-  std::string op;       // tt.load / tt.store
+  std::string op; // tt.load / tt.store
   std::string location;
-  bool raised = false;  // became a view access
-  std::string detail;   // why not, or which view
+  bool raised = false; // became a view access
+  std::string detail;  // why not, or which view
 };
 
 struct TileConversion {

@@ -85,7 +85,8 @@ Affine sum(const Affine &x, const Affine &y) {
   r.scalar = sAdd(x.scalar, y.scalar);
   r.coef.resize(std::max(x.coef.size(), y.coef.size()));
   for (size_t d = 0; d < r.coef.size(); ++d)
-    r.coef[d] = sAdd(d < x.coef.size() ? x.coef[d] : nullptr, d < y.coef.size() ? y.coef[d] : nullptr);
+    r.coef[d] =
+        sAdd(d < x.coef.size() ? x.coef[d] : nullptr, d < y.coef.size() ? y.coef[d] : nullptr);
   return r;
 }
 
@@ -159,7 +160,8 @@ bool decompose(const Value *v, Affine &out, std::string &why, int depth = 0) {
   }
   if (n == "arith.addi" || n == "arith.subi" || n == "arith.muli") {
     Affine a, b;
-    if (!decompose(op->operand(0), a, why, depth + 1) || !decompose(op->operand(1), b, why, depth + 1))
+    if (!decompose(op->operand(0), a, why, depth + 1) ||
+        !decompose(op->operand(1), b, why, depth + 1))
       return false;
     if (n == "arith.addi") {
       out = sum(a, b);
@@ -349,7 +351,8 @@ std::optional<ViewPlan> planView(const Operation &access, std::string &why) {
       return std::nullopt;
     for (size_t d = 0; d < rank; ++d)
       if (tests[d])
-        plan.extents[d] = sAdd(tests[d]->bound, sMul(tests[d]->c ? tests[d]->c : sConst(0), sConst(-1)));
+        plan.extents[d] =
+            sAdd(tests[d]->bound, sMul(tests[d]->c ? tests[d]->c : sConst(0), sConst(-1)));
   }
   return plan;
 }

@@ -44,11 +44,11 @@ SExprPtr sMul(SExprPtr a, SExprPtr b);
 bool sIsConst(const SExprPtr &e, int64_t &out);
 
 struct ViewPlan {
-  const Value *base = nullptr;          // scalar TTIR pointer
-  SExprPtr offset;                      // scalar element offset added to base
-  std::vector<SExprPtr> strides;        // per dimension, in elements
-  std::vector<SExprPtr> extents;        // per dimension: bound - c, or null = the tile size
-  std::vector<int64_t> tile;            // the access shape
+  const Value *base = nullptr;   // scalar TTIR pointer
+  SExprPtr offset;               // scalar element offset added to base
+  std::vector<SExprPtr> strides; // per dimension, in elements
+  std::vector<SExprPtr> extents; // per dimension: bound - c, or null = the tile size
+  std::vector<int64_t> tile;     // the access shape
 };
 
 // Returns the plan for a tt.load / tt.store, or nullopt with `why` set.
