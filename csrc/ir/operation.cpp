@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <unordered_map>
 
+#include "ir/builder.h"
 #include "ir/op_registry.h"
 
 namespace tt {
@@ -146,6 +147,14 @@ Operation *Module::lookupFunc(const std::string &name) const {
     if (op->info()->has(kSymbol) && op->attr("sym_name").getString() == name)
       return op.get();
   return nullptr;
+}
+
+std::unique_ptr<Module> Module::clone() const {
+  auto copy = std::make_unique<Module>();
+  std::unordered_map<const Value *, Value *> map;
+  for (auto &op : body()->ops())
+    copy->body()->insert(copy->body()->ops().end(), cloneOp(*op, map));
+  return copy;
 }
 
 std::vector<Operation *> Module::funcs() const {

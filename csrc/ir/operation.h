@@ -162,6 +162,8 @@ public:
   Block *body() const;
   Operation *lookupFunc(const std::string &name) const; // by sym_name; null when absent
   std::vector<Operation *> funcs() const;
+  // A deep copy (new values, same types and attributes).
+  std::unique_ptr<Module> clone() const;
 
 private:
   std::unique_ptr<Operation> top_;

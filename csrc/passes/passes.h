@@ -13,8 +13,10 @@ void inlineCalls(Module &m);  // inline.cpp: every tt.call, then drop private fu
 void canonicalize(Module &m); // canonicalize.cpp: local folds and simplifications
 void eliminateCommonSubexpressions(Module &m); // cse.cpp
 void eliminateDeadCode(Module &m);             // dce.cpp
+void scalarizeLoopPointers(Module &m);         // loop_pointers.cpp (Tile pipeline)
 
-// Runs the named passes in order ("inline", "canonicalize", "cse", "dce"), verifying the
+// Runs the named passes in order ("inline", "canonicalize", "cse", "dce",
+// "scalarize-loop-pointers"), verifying the
 // module after each; throws std::invalid_argument for an unknown name.
 void runPasses(Module &m, const std::vector<std::string> &names);
 

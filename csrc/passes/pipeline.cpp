@@ -15,6 +15,8 @@ void runPasses(Module &m, const std::vector<std::string> &names) {
       eliminateCommonSubexpressions(m);
     else if (n == "dce")
       eliminateDeadCode(m);
+    else if (n == "scalarize-loop-pointers")
+      scalarizeLoopPointers(m);
     else
       throw std::invalid_argument("unknown pass '" + n + "'");
     verifyModule(m);

@@ -3,4 +3,5 @@ list(APPEND TT_CORE_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/cse.cpp
   ${CMAKE_CURRENT_LIST_DIR}/dce.cpp
   ${CMAKE_CURRENT_LIST_DIR}/inline.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/loop_pointers.cpp
   ${CMAKE_CURRENT_LIST_DIR}/pipeline.cpp)

@@ -13,8 +13,9 @@
 namespace py = pybind11;
 using namespace tt;
 
-void bindExec(py::module_ &m); // bind_exec.cpp
-void bindTile(py::module_ &m); // bind_tile.cpp
+void bindExec(py::module_ &m);     // bind_exec.cpp
+void bindTile(py::module_ &m);     // bind_tile.cpp
+void bindBytecode(py::module_ &m); // bind_bytecode.cpp
 
 namespace {
 
@@ -213,6 +214,7 @@ PYBIND11_MODULE(_core, m) {
           "str", [](const Module &mod, bool locs) { return printModule(mod, locs); },
           py::arg("with_locs") = false)
       .def("verify", [](const Module &mod) { verifyModule(mod); })
+      .def("clone", &Module::clone)
       .def("func", &Module::lookupFunc, py::return_value_policy::reference)
       .def_property_readonly("funcs", &Module::funcs, py::return_value_policy::reference)
       .def_property_readonly("body", &Module::body, py::return_value_policy::reference);
@@ -244,4 +246,5 @@ PYBIND11_MODULE(_core, m) {
 
   bindExec(m);
   bindTile(m);
+  bindBytecode(m);
 }

@@ -25,6 +25,7 @@
 #include "ir/builder.h"
 #include "ir/op_registry.h"
 #include "ir/verifier.h"
+#include "passes/passes.h"
 #include "tile/tile.h"
 
 namespace tt {
@@ -1038,6 +1039,9 @@ TileConversion convertTTIRToTile(const Module &ttir, const std::string &kernel,
   if (!result.unsupported.empty())
     return result;
   verifyModule(*m);
+  // Raised accesses leave their pointer arithmetic dead; shared index math repeats.
+  eliminateCommonSubexpressions(*m);
+  eliminateDeadCode(*m);
   insertMemoryTokens(*m, options);
   verifyModule(*m);
   result.module = std::move(m);
