@@ -215,6 +215,17 @@ Type Type::partitionView(const std::vector<int64_t> &tileShape, Type tensorView,
   return table().intern(std::move(s));
 }
 
+Type Type::tensorDesc(Type block) {
+  if (!block.isTensor())
+    throw std::invalid_argument("a tensor descriptor describes a tensor block");
+  TypeStorage s{TypeKind::TensorDesc};
+  s.elem = block;
+  s.spelling = "!tt.tensordesc<" + block.str() + ">";
+  return table().intern(std::move(s));
+}
+
+Type Type::descBlock() const { return s_->elem; }
+
 Type Type::token() {
   TypeStorage s{TypeKind::Token};
   s.spelling = "!cuda_tile.token";

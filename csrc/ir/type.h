@@ -12,7 +12,17 @@
 
 namespace tt {
 
-enum class TypeKind : uint8_t { Int, Float, Ptr, Tensor, Func, Token, TensorView, PartitionView };
+enum class TypeKind : uint8_t {
+  Int,
+  Float,
+  Ptr,
+  Tensor,
+  Func,
+  Token,
+  TensorView,
+  PartitionView,
+  TensorDesc
+};
 
 // A dynamic extent or stride of a tensor_view (printed `?`), as in Tile IR's bytecode.
 constexpr int64_t kDynamic = INT64_MIN;
@@ -38,6 +48,8 @@ public:
   static Type tensor(const std::vector<int64_t> &shape, Type element);
   static Type function(const std::vector<Type> &inputs, const std::vector<Type> &results);
   static Type token();
+  // Triton's tensor descriptor: `!tt.tensordesc<tensor<64x64xf16>>` (the block it moves).
+  static Type tensorDesc(Type block);
   // Tile IR views. A tensor_view is a global tensor (element, shape, strides; each extent or
   // stride may be kDynamic); a partition_view tiles one with a static tile shape.
   static Type tensorView(Type element, const std::vector<int64_t> &shape,
@@ -60,8 +72,14 @@ public:
   bool isToken() const { return s_ && kind() == TypeKind::Token; }
   bool isTensorView() const { return s_ && kind() == TypeKind::TensorView; }
   bool isPartitionView() const { return s_ && kind() == TypeKind::PartitionView; }
+  bool isTensorDesc() const { return s_ && kind() == TypeKind::TensorDesc; }
+  // A block pointer: a pointer whose pointee is a tensor (tt.make_tensor_ptr).
+  bool isBlockPtr() const { return isPtr() && pointee().isTensor(); }
+  Type descBlock() const; // TensorDesc: the block tensor type
   bool isView() const { return isTensorView() || isPartitionView(); }
-  bool isScalar() const { return s_ && !isTensor() && !isFunc() && !isView() && !isToken(); }
+  bool isScalar() const {
+    return s_ && !isTensor() && !isFunc() && !isView() && !isToken() && !isTensorDesc();
+  }
 
   int intWidth() const;                      // Int only
   FloatKind floatKind() const;               // Float only

@@ -397,7 +397,12 @@ void registerMemory() {
   reg("tt.load", kReadOnly,
       all({counts(1, 3, 1),
            [](const Operation &op) -> std::string {
-             std::string m = pointerTensorCheck(op.operand(0)->type, op.result(0)->type);
+             Type p = op.operand(0)->type;
+             if (p.isBlockPtr()) // tt.make_tensor_ptr: the boundaryCheck attr replaces a mask
+               return op.numOperands() == 1 && p.pointee() == op.result(0)->type
+                          ? ""
+                          : "a block-pointer load takes no mask and yields the pointee tensor";
+             std::string m = pointerTensorCheck(p, op.result(0)->type);
              if (!m.empty())
                return m;
              if (op.numOperands() > 1 &&
@@ -414,7 +419,12 @@ void registerMemory() {
   reg("tt.store", 0,
       all({counts(2, 3, 0),
            [](const Operation &op) -> std::string {
-             std::string m = pointerTensorCheck(op.operand(0)->type, op.operand(1)->type);
+             Type p = op.operand(0)->type;
+             if (p.isBlockPtr())
+               return op.numOperands() == 2 && p.pointee() == op.operand(1)->type
+                          ? ""
+                          : "a block-pointer store takes the pointee tensor and no mask";
+             std::string m = pointerTensorCheck(p, op.operand(1)->type);
              if (!m.empty())
                return m;
              if (op.numOperands() > 2 &&
@@ -446,6 +456,105 @@ void registerMemory() {
         p << "tt.atomic_cas " << enumName(semNames, op.intAttr("sem")) << ", "
           << enumName(scopeNames, op.intAttr("scope")) << ", " << p.operandList(op.operands)
           << " : (" << p.typeList(op.operands) << ") -> " << op.result(0)->type.str();
+      });
+}
+
+// Tensor descriptors (host TensorDescriptor arguments and tl.make_tensor_descriptor) and
+// block pointers (tl.make_block_ptr / tl.advance), in Triton's textual forms.
+std::string bracketList(Printer &p, const std::vector<Value *> &vals, size_t from, size_t n) {
+  std::vector<Value *> part(vals.begin() + static_cast<long>(from),
+                            vals.begin() + static_cast<long>(from + n));
+  return "[" + p.operandList(part) + "]";
+}
+
+void registerDescriptors() {
+  reg(
+      "tt.make_tensor_descriptor", kPure,
+      [](const Operation &op) -> std::string {
+        Type d = op.numResults() == 1 ? op.result(0)->type : Type();
+        if (!d.isTensorDesc())
+          return "result must be a !tt.tensordesc";
+        size_t r = static_cast<size_t>(d.descBlock().rank());
+        if (op.numOperands() != 1 + 2 * r)
+          return "takes a base pointer, " + std::to_string(r) + " sizes and " + std::to_string(r) +
+                 " strides";
+        if (!op.operand(0)->type.isPtr() ||
+            op.operand(0)->type.pointee() != d.descBlock().element())
+          return "base must point to the block's element type";
+        return "";
+      },
+      [](const Operation &op, Printer &p) {
+        size_t r = static_cast<size_t>(op.result(0)->type.descBlock().rank());
+        Type block = op.result(0)->type.descBlock();
+        p << "tt.make_tensor_descriptor " << p.name(op.operand(0)) << ", "
+          << bracketList(p, op.operands, 1, r) << ", " << bracketList(p, op.operands, 1 + r, r)
+          << p.attrDict(op) << " : <" << block.element().str() << ">, <" << block.str() << ">";
+      });
+  reg(
+      "tt.descriptor_load", kReadOnly,
+      [](const Operation &op) -> std::string {
+        Type d = op.operand(0)->type;
+        if (!d.isTensorDesc() || op.numResults() != 1)
+          return "loads a block through a !tt.tensordesc";
+        if (op.numOperands() != 1 + static_cast<size_t>(d.descBlock().rank()))
+          return "needs one offset per dimension";
+        Type r = op.result(0)->type;
+        if (r.numel() != d.descBlock().numel() || r.element() != d.descBlock().element())
+          return "result must hold the descriptor's block";
+        return "";
+      },
+      [](const Operation &op, Printer &p) {
+        p << "tt.descriptor_load " << p.name(op.operand(0))
+          << bracketList(p, op.operands, 1, op.numOperands() - 1) << p.attrDict(op) << " : "
+          << op.operand(0)->type.str() << " -> " << op.result(0)->type.str();
+      });
+  reg(
+      "tt.descriptor_store", 0,
+      [](const Operation &op) -> std::string {
+        Type d = op.operand(0)->type;
+        if (!d.isTensorDesc() || op.numOperands() != 2 + static_cast<size_t>(d.descBlock().rank()))
+          return "stores a block through a !tt.tensordesc at one offset per dimension";
+        if (op.operand(1)->type.numel() != d.descBlock().numel())
+          return "value must hold the descriptor's block";
+        return "";
+      },
+      [](const Operation &op, Printer &p) {
+        p << "tt.descriptor_store " << p.name(op.operand(0))
+          << bracketList(p, op.operands, 2, op.numOperands() - 2) << ", " << p.name(op.operand(1))
+          << p.attrDict(op) << " : " << op.operand(0)->type.str() << ", "
+          << op.operand(1)->type.str();
+      });
+  reg(
+      "tt.make_tensor_ptr", kPure,
+      [](const Operation &op) -> std::string {
+        Type bp = op.numResults() == 1 ? op.result(0)->type : Type();
+        if (!bp.isBlockPtr())
+          return "result must be a pointer to a tensor";
+        size_t r = static_cast<size_t>(bp.pointee().rank());
+        if (op.numOperands() != 1 + 3 * r)
+          return "takes base, then " + std::to_string(r) + " sizes, strides and offsets";
+        return "";
+      },
+      [](const Operation &op, Printer &p) {
+        size_t r = static_cast<size_t>(op.result(0)->type.pointee().rank());
+        p << "tt.make_tensor_ptr " << p.name(op.operand(0)) << ", "
+          << bracketList(p, op.operands, 1, r) << ", " << bracketList(p, op.operands, 1 + r, r)
+          << ", " << bracketList(p, op.operands, 1 + 2 * r, r) << p.attrDict(op) << " : <"
+          << op.result(0)->type.pointee().str() << ">";
+      });
+  reg(
+      "tt.advance", kPure,
+      [](const Operation &op) -> std::string {
+        Type bp = op.operand(0)->type;
+        if (!bp.isBlockPtr() || op.result(0)->type != bp ||
+            op.numOperands() != 1 + static_cast<size_t>(bp.pointee().rank()))
+          return "advances a block pointer by one offset per dimension";
+        return "";
+      },
+      [](const Operation &op, Printer &p) {
+        p << "tt.advance " << p.name(op.operand(0)) << ", "
+          << bracketList(p, op.operands, 1, op.numOperands() - 1) << " : <"
+          << op.result(0)->type.pointee().str() << ">";
       });
 }
 
@@ -709,6 +818,7 @@ void registerTTIROps() {
   registerMath();
   registerShapes();
   registerMemory();
+  registerDescriptors();
   registerCompute();
   registerFunctions();
   registerControlFlow();

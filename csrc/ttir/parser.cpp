@@ -196,6 +196,11 @@ private:
     }
     if (acceptStr("!cuda_tile.token"))
       return Type::token();
+    if (acceptStr("!tt.tensordesc<")) {
+      Type block = type();
+      expect('>');
+      return Type::tensorDesc(block);
+    }
     if (acceptStr("tensor<")) {
       std::vector<int64_t> shape;
       while (std::isdigit(static_cast<unsigned char>(s_[pos_]))) {
@@ -738,6 +743,66 @@ private:
       type();
       expectStr("->");
       return create(name, ops, {type()}, a);
+    }
+    if (name == "tt.make_tensor_descriptor" || name == "tt.make_tensor_ptr") {
+      std::vector<Value *> ops = {use()};
+      int lists = name == "tt.make_tensor_ptr" ? 3 : 2;
+      for (int l = 0; l < lists; ++l) {
+        expect(',');
+        expect('[');
+        if (!accept(']')) {
+          std::vector<Value *> vs = useList();
+          ops.insert(ops.end(), vs.begin(), vs.end());
+          expect(']');
+        }
+      }
+      Attrs a = optAttrDict();
+      expect(':');
+      expect('<');
+      Type t = type();
+      expect('>');
+      if (name == "tt.make_tensor_ptr")
+        return create(name, ops, {Type::pointer(t)}, a);
+      expect(',');
+      expect('<');
+      Type block = type();
+      expect('>');
+      return create(name, ops, {Type::tensorDesc(block)}, a);
+    }
+    if (name == "tt.descriptor_load" || name == "tt.descriptor_store") {
+      std::vector<Value *> ops = {use()};
+      expect('[');
+      std::vector<Value *> offs = useList();
+      expect(']');
+      bool store = name == "tt.descriptor_store";
+      if (store) {
+        expect(',');
+        ops.push_back(use());
+      }
+      ops.insert(ops.end(), offs.begin(), offs.end());
+      Attrs a = optAttrDict();
+      expect(':');
+      type();
+      if (store) {
+        expect(',');
+        type();
+        return create(name, ops, {}, a);
+      }
+      expectStr("->");
+      return create(name, ops, {type()}, a);
+    }
+    if (name == "tt.advance") {
+      std::vector<Value *> ops = {use()};
+      expect(',');
+      expect('[');
+      std::vector<Value *> offs = useList();
+      expect(']');
+      ops.insert(ops.end(), offs.begin(), offs.end());
+      expect(':');
+      expect('<');
+      Type t = type();
+      expect('>');
+      return create(name, ops, {Type::pointer(t)});
     }
     if (name == "tt.call") {
       expect('@');
