@@ -5,7 +5,8 @@
 //   - splat/broadcast/reshape/expand_dims of a constant become one constant;
 //   - broadcast/reshape to the same type is the operand itself;
 //   - x + 0, x - 0, x * 1, x / 1 (signed or unsigned) and addptr(p, 0) are x (p);
-//   - select and scf.if on a constant condition keep the taken side.
+//   - select and scf.if on a constant condition keep the taken side;
+//   - integer casts of constants fold.
 // Known limits: float arithmetic is not folded (rounding would have to match the executors).
 #include <unordered_map>
 
@@ -178,6 +179,20 @@ private:
       }
       if (ca && a == 1 && n == "arith.muli") {
         replace(op, {op->operand(1)});
+        return true;
+      }
+    }
+    if ((n == "arith.extsi" || n == "arith.extui" || n == "arith.trunci") &&
+        op->result(0)->type.element().isInt()) {
+      int64_t c;
+      if (constantInt(op->operand(0), c)) {
+        int from = op->operand(0)->type.element().intWidth();
+        int to = op->result(0)->type.element().intWidth();
+        int64_t v = n == "arith.extui" ? static_cast<int64_t>(unsignedOf(c, from)) : wrap(c, to);
+        Builder bl(op->parentBlock());
+        bl.setInsertionPointBefore(op);
+        bl.setLoc(op->loc());
+        replace(op, {bl.constInt(v, op->result(0)->type)});
         return true;
       }
     }

@@ -14,6 +14,8 @@ void canonicalize(Module &m); // canonicalize.cpp: local folds and simplificatio
 void eliminateCommonSubexpressions(Module &m); // cse.cpp
 void eliminateDeadCode(Module &m);             // dce.cpp
 void scalarizeLoopPointers(Module &m);         // loop_pointers.cpp (Tile pipeline)
+void expandBlockPointerLoops(Module &m);       // block_pointer_loops.cpp
+void lowerBlockPointers(Module &m);            // lower_block_pointers.cpp (TTIR path)
 
 // Runs the named passes in order ("inline", "canonicalize", "cse", "dce",
 // "scalarize-loop-pointers"), verifying the

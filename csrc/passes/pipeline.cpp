@@ -17,6 +17,10 @@ void runPasses(Module &m, const std::vector<std::string> &names) {
       eliminateDeadCode(m);
     else if (n == "scalarize-loop-pointers")
       scalarizeLoopPointers(m);
+    else if (n == "expand-block-pointer-loops")
+      expandBlockPointerLoops(m);
+    else if (n == "lower-block-pointers")
+      lowerBlockPointers(m);
     else
       throw std::invalid_argument("unknown pass '" + n + "'");
     verifyModule(m);
