@@ -304,3 +304,54 @@ def test_loop_carried_pointers_are_scalarized_then_raised():
     assert [a[2] for a in r.accesses] == [True, True], r.accesses
     out = C.print_tile(r.module)
     assert "load_view_tko" in out and "mmaf" in out
+
+
+BOXES = """
+module {
+  tt.func public @k(%arg0: !tt.ptr<f32>, %arg1: !tt.ptr<f32>, %arg2: i32) {
+    %c0_i32 = arith.constant 0 : i32
+    %c3_i32 = arith.constant 3 : i32
+    %c16_i32 = arith.constant 16 : i32
+    %c1_i64 = arith.constant 1 : i64
+    %0 = arith.extsi %arg2 : i32 to i64
+    %1 = tt.make_tensor_ptr %arg0, [%0, %0], [%0, %c1_i64], [%c0_i32, %c0_i32] {order = array<i32: 1, 0>} : <tensor<16x16xf32>>
+    %cst = arith.constant dense<0.000000e+00> : tensor<16x16xf32>
+    %2:2 = scf.for %arg3 = %c0_i32 to %arg2 step %c16_i32 iter_args(%arg4 = %cst, %arg5 = %1) -> (tensor<16x16xf32>, !tt.ptr<tensor<16x16xf32>>) : i32 {
+      %3 = tt.load %arg5 {boundaryCheck = array<i32: 0, 1>, padding = 2 : i32} : !tt.ptr<tensor<16x16xf32>>
+      %4 = arith.addf %arg4, %3 : tensor<16x16xf32>
+      %5 = tt.advance %arg5, [%c0_i32, %c16_i32] : <tensor<16x16xf32>>
+      scf.yield %4, %5 : tensor<16x16xf32>, !tt.ptr<tensor<16x16xf32>>
+    }
+    %6 = tt.make_tensor_descriptor %arg1, [%arg2, %arg2], [%0, %c1_i64] : <f32>, <tensor<16x16xf32>>
+    tt.descriptor_store %6[%c3_i32, %c16_i32], %2#0 : !tt.tensordesc<tensor<16x16xf32>>, tensor<16x16xf32>
+    tt.return
+  }
+}
+"""
+
+
+def test_block_pointers_and_descriptors_become_views_at_any_offset():
+    m = C.parse_ttir(BOXES, "boxes.ttir")
+    C.run_passes(m, ["expand-block-pointer-loops", "canonicalize", "cse", "dce"])
+    r = C.convert_to_tile(m, "k", C.TileOptions())
+    assert r.unsupported == []
+    out = C.print_tile(r.module)
+    # in range: a view whose base is the box's corner (offset 3 is not a multiple of 16) ...
+    assert out.count("load_view_tko") == 1 and out.count("store_view_tko") == 1
+    assert "padding_value = nan" in out
+    # ... out of range (negative or past the end): masked pointers with the same padding
+    assert out.count("load_ptr_tko") == 1 and out.count("store_ptr_tko") == 1
+    # the loop carries the block pointer's offsets, not a pointer
+    assert "!tt.ptr<tensor" not in out and "iter_values(" in out
+
+
+def test_block_pointers_lower_to_masked_pointers_for_the_ttir_path():
+    m = C.parse_ttir(BOXES, "boxes.ttir")
+    C.run_passes(m, ["expand-block-pointer-loops", "lower-block-pointers", "canonicalize",
+                     "cse", "dce"])
+    text = str(m)
+    for op in ("tt.make_tensor_ptr", "tt.advance", "tt.make_tensor_descriptor",
+               "tt.descriptor_store"):
+        assert op not in text
+    assert re.search(r"tt.load %\d+, %\d+, %cst_\d+ : tensor<16x16x!tt.ptr<f32>>", text)
+    assert re.search(r"tt.store %\d+, %\d+#0, %\d+ : tensor<16x16x!tt.ptr<f32>>", text)

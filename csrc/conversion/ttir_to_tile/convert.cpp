@@ -69,9 +69,12 @@ private:
 
   Value *get(const Value *v) {
     auto it = map_.find(v);
-    if (it == map_.end())
-      throw Unsupported{"internal: value used before it was converted"};
-    return it->second;
+    if (it != map_.end())
+      return it->second;
+    if (v->type.isTensorDesc() || v->type.isBlockPtr())
+      throw Unsupported{"a tensor descriptor or block pointer must be visible at its use (not "
+                        "carried through a loop or selected by an if) on the Tile path"};
+    throw Unsupported{"internal: value used before it was converted"};
   }
   std::vector<Value *> get(const std::vector<Value *> &vs) {
     std::vector<Value *> out;
@@ -447,6 +450,12 @@ private:
 
   void load(const Operation &o) {
     Type t = o.result(0)->type;
+    Box bx;
+    if (o.operand(0)->type.isBlockPtr()) {
+      if (!box(o, bx))
+        throw Unsupported{"block pointer not built by a visible tt.make_tensor_ptr"};
+      return boxLoad(o, bx);
+    }
     if (opts_.raiseViews && t.isTensor()) {
       std::string why;
       if (auto plan = planView(o, why)) {
@@ -528,6 +537,12 @@ private:
 
   void store(const Operation &o) {
     Type t = o.operand(1)->type;
+    Box bx;
+    if (o.operand(0)->type.isBlockPtr()) {
+      if (!box(o, bx))
+        throw Unsupported{"block pointer not built by a visible tt.make_tensor_ptr"};
+      return boxStore(o, bx);
+    }
     if (opts_.raiseViews && t.isTensor()) {
       std::string why;
       if (auto plan = planView(o, why)) {
@@ -644,6 +659,190 @@ private:
     std::vector<Value *> ops = get(o.operands);
     Attrs a = memoryAttrs({1, 1, 1, 0, 0}, ordering(o.intAttr("sem")), scope(o.intAttr("scope")));
     bind(o, make("atomic_cas_tko", ops, {o.result(0)->type, Type::token()}, a)->result(0));
+  }
+
+  // ---------------------------------------------------------------- descriptors, block ptrs
+
+  // A box access: base + sum_d (offset_d + i_d) * stride_d, lanes outside [0, shape_d) on the
+  // checked dimensions read padding and are not written (TMA semantics).
+  struct Box {
+    const Value *base = nullptr;
+    std::vector<const Value *> shape, strides, offsets;
+    std::vector<bool> checked;
+    Type block;
+    Padding pad = Padding::Zero;
+  };
+
+  bool box(const Operation &o, Box &a) {
+    const Operation *src = o.operand(0)->def;
+    if (o.is("tt.load") || o.is("tt.store")) {
+      if (!src || !src->is("tt.make_tensor_ptr"))
+        return false;
+      size_t r = static_cast<size_t>(src->result(0)->type.pointee().rank());
+      a.base = src->operand(0);
+      for (size_t d = 0; d < r; ++d) {
+        a.shape.push_back(src->operand(1 + d));
+        a.strides.push_back(src->operand(1 + r + d));
+        a.offsets.push_back(src->operand(1 + 2 * r + d));
+      }
+      a.checked.assign(r, false);
+      for (int64_t d : o.attr("boundaryCheck").getInts())
+        if (d >= 0 && static_cast<size_t>(d) < r)
+          a.checked[d] = true;
+      a.block = src->result(0)->type.pointee();
+      a.pad = o.intAttr("padding", 1) == 2 ? Padding::NaN : Padding::Zero;
+      return true;
+    }
+    if (!src || !src->is("tt.make_tensor_descriptor"))
+      return false;
+    a.block = src->result(0)->type.descBlock();
+    size_t r = static_cast<size_t>(a.block.rank());
+    size_t first = o.is("tt.descriptor_store") ? 2 : 1;
+    a.base = src->operand(0);
+    for (size_t d = 0; d < r; ++d) {
+      a.shape.push_back(src->operand(1 + d));
+      a.strides.push_back(src->operand(1 + r + d));
+      a.offsets.push_back(o.operand(first + d));
+    }
+    a.checked.assign(r, true);
+    a.pad = src->intAttr("padding", 1) == 2 ? Padding::NaN : Padding::Zero;
+    return true;
+  }
+
+  Value *cmp64(Value *a, Value *b, int pred) {
+    return make1("cmpi", {a, b}, a->type.withElement(i1()),
+                 {{"comparison_predicate", i32Attr(pred)}, {"signedness", i32Attr(tile::kSigned)}});
+  }
+
+  // Every checked offset inside its dimension: the view form is valid (index 0 in range).
+  Value *boxInRange(const Box &a) {
+    Value *cond = nullptr;
+    for (size_t d = 0; d < a.offsets.size(); ++d) {
+      if (!a.checked[d])
+        continue;
+      Value *o = toI64(get(a.offsets[d]));
+      Value *c = make1(
+          "andi",
+          {cmp64(o, constInt(0, i64()), tile::kGe), cmp64(o, toI64(get(a.shape[d])), tile::kLt)},
+          i1());
+      cond = cond ? make1("andi", {cond, c}, i1()) : c;
+    }
+    return cond;
+  }
+
+  ViewPlan boxPlan(const Box &a) {
+    ViewPlan p;
+    p.base = a.base;
+    p.tile = a.block.shape();
+    p.offset = sConst(0);
+    for (size_t d = 0; d < a.offsets.size(); ++d) {
+      SExprPtr o = scalarExpr(a.offsets[d]);
+      p.offset = sAdd(p.offset, sMul(o, scalarExpr(a.strides[d])));
+      p.strides.push_back(scalarExpr(a.strides[d]));
+      p.extents.push_back(a.checked[d] ? sAdd(scalarExpr(a.shape[d]), sMul(o, sConst(-1)))
+                                       : nullptr);
+    }
+    return p;
+  }
+
+  // The general form: a pointer tile and the bounds mask (null when nothing is checked).
+  std::pair<Value *, Value *> boxPointers(const Box &a) {
+    const std::vector<int64_t> &shape = a.block.shape();
+    Type full = Type::tensor(shape, i64());
+    Value *offs = nullptr, *mask = nullptr;
+    for (size_t d = 0; d < shape.size(); ++d) {
+      Value *idx = make1("iota", {}, Type::tensor({shape[d]}, i64()));
+      idx = make1("addi", {idx, splat(toI64(get(a.offsets[d])), idx->type)}, idx->type);
+      std::vector<int64_t> s(shape.size(), 1);
+      s[d] = shape[d];
+      idx = make1("reshape", {idx}, Type::tensor(s, i64()));
+      if (idx->type != full)
+        idx = make1("broadcast", {idx}, full);
+      Value *term = make1("muli", {idx, splat(toI64(get(a.strides[d])), full)}, full);
+      offs = offs ? make1("addi", {offs, term}, full) : term;
+      if (!a.checked[d])
+        continue;
+      Value *in = make1("andi",
+                        {cmp64(idx, constInt(0, full), tile::kGe),
+                         cmp64(idx, splat(toI64(get(a.shape[d])), full), tile::kLt)},
+                        full.withElement(i1()));
+      mask = mask ? make1("andi", {mask, in}, in->type) : in;
+    }
+    Type ptrs = Type::tensor(shape, a.base->type);
+    return {make1("offset", {splat(get(a.base), ptrs), offs}, ptrs), mask};
+  }
+
+  // if (in range) { view access } else { masked pointer access }, yielding `results`.
+  Operation *boxBranch(const Box &a, const std::vector<Type> &results,
+                       const std::function<std::vector<Value *>()> &viaView,
+                       const std::function<std::vector<Value *>()> &viaPointers) {
+    Value *cond = boxInRange(a);
+    if (!cond) {
+      auto vals = viaView();
+      (void)vals;
+      return nullptr;
+    }
+    Operation *ifOp = make("if", {cond}, results, {}, 2);
+    auto ip = b_.saveInsertionPoint();
+    b_.setInsertionPointToEnd(ifOp->region(0)->addBlock());
+    make("yield", viaView(), {});
+    b_.setInsertionPointToEnd(ifOp->region(1)->addBlock());
+    make("yield", viaPointers(), {});
+    b_.restoreInsertionPoint(ip);
+    return ifOp;
+  }
+
+  void boxLoad(const Operation &o, const Box &a) {
+    Type t = a.block;
+    Value *loaded = nullptr;
+    auto viaView = [&]() -> std::vector<Value *> {
+      Value *guard;
+      Value *view = makeView(boxPlan(a), t.element(), a.pad, guard);
+      std::vector<Value *> ops = {view};
+      for (size_t d = 0; d < a.offsets.size(); ++d)
+        ops.push_back(constInt(0, i32()));
+      loaded = make("load_view_tko", ops, {t, Type::token()},
+                    memoryAttrs({1, static_cast<int64_t>(a.offsets.size()), 0}))
+                   ->result(0);
+      return {loaded};
+    };
+    auto viaPointers = [&]() -> std::vector<Value *> {
+      auto [ptrs, mask] = boxPointers(a);
+      std::vector<Value *> ops = {ptrs, mask, paddingTile(t, a.pad)};
+      return {make("load_ptr_tko", ops, {t, Type::token()}, memoryAttrs({1, 1, 1, 0}))->result(0)};
+    };
+    Operation *branch = boxBranch(a, {t}, viaView, viaPointers);
+    Value *v = branch ? branch->result(0) : loaded;
+    Type want = o.result(0)->type;
+    if (want != t)
+      v = make1("reshape", {v}, want);
+    bind(o, v);
+    report_.accesses.push_back({o.name(), locationString(o.loc()), true,
+                                "box view (any offset; masked pointers when out of range)"});
+  }
+
+  void boxStore(const Operation &o, const Box &a) {
+    Value *val = get(o.operand(1));
+    if (val->type != a.block)
+      val = make1("reshape", {val}, a.block);
+    auto viaView = [&]() -> std::vector<Value *> {
+      Value *guard;
+      Value *view = makeView(boxPlan(a), a.block.element(), Padding::None, guard);
+      std::vector<Value *> ops = {val, view};
+      for (size_t d = 0; d < a.offsets.size(); ++d)
+        ops.push_back(constInt(0, i32()));
+      make("store_view_tko", ops, {Type::token()},
+           memoryAttrs({1, 1, static_cast<int64_t>(a.offsets.size()), 0}));
+      return {};
+    };
+    auto viaPointers = [&]() -> std::vector<Value *> {
+      auto [ptrs, mask] = boxPointers(a);
+      make("store_ptr_tko", {ptrs, val, mask}, {Type::token()}, memoryAttrs({1, 1, 1, 0}));
+      return {};
+    };
+    boxBranch(a, {}, viaView, viaPointers);
+    report_.accesses.push_back({o.name(), locationString(o.loc()), true,
+                                "box view (any offset; masked pointers when out of range)"});
   }
 
   // ---------------------------------------------------------------- dot
@@ -1000,6 +1199,24 @@ const std::unordered_map<std::string, Converter::Handler> &Converter::handlers()
     t["tt.atomic_rmw"] = [](C &c, O o) { c.atomicRmw(o); };
     t["tt.atomic_cas"] = [](C &c, O o) { c.atomicCas(o); };
     t["tt.dot"] = [](C &c, O o) { c.dot(o); };
+    // Descriptors and block pointers emit nothing themselves: each access reads them.
+    for (const char *n : {"tt.make_tensor_descriptor", "tt.make_tensor_ptr"})
+      t[n] = [](C &, O) {};
+    t["tt.advance"] = [](C &, O) {
+      throw Unsupported{"tt.advance must be folded by expand-block-pointer-loops first"};
+    };
+    t["tt.descriptor_load"] = [](C &c, O o) {
+      Box a;
+      if (!c.box(o, a))
+        throw Unsupported{"descriptor not built by a visible tt.make_tensor_descriptor"};
+      c.boxLoad(o, a);
+    };
+    t["tt.descriptor_store"] = [](C &c, O o) {
+      Box a;
+      if (!c.box(o, a))
+        throw Unsupported{"descriptor not built by a visible tt.make_tensor_descriptor"};
+      c.boxStore(o, a);
+    };
     t["tt.reduce"] = [](C &c, O o) { c.reduceLike(o, false); };
     t["tt.scan"] = [](C &c, O o) { c.reduceLike(o, true); };
     t["scf.for"] = [](C &c, O o) { c.forOp(o); };

@@ -24,6 +24,13 @@ bool sIsConst(const SExprPtr &e, int64_t &out) {
   return false;
 }
 
+SExprPtr scalarExpr(const Value *v) {
+  const Operation *d = v->def;
+  if (d && d->is("arith.constant") && d->attr("value").kind() == Attribute::Kind::Int)
+    return sConst(d->attr("value").getInt());
+  return sVal(v);
+}
+
 SExprPtr sAdd(SExprPtr a, SExprPtr b) {
   int64_t x, y;
   if (!a)

@@ -42,6 +42,8 @@ SExprPtr sVal(const Value *v);
 SExprPtr sAdd(SExprPtr a, SExprPtr b);
 SExprPtr sMul(SExprPtr a, SExprPtr b);
 bool sIsConst(const SExprPtr &e, int64_t &out);
+// A scalar integer TTIR value as an expression (constants become Const).
+SExprPtr scalarExpr(const Value *v);
 
 struct ViewPlan {
   const Value *base = nullptr;   // scalar TTIR pointer
