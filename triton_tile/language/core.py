@@ -1,0 +1,1643 @@
+"""The `tl` value model and the builtins kernels call.
+
+Types (`dtype`, `pointer_type`, `block_type`, `tuple_type`), values (`tensor`, `constexpr`,
+`tuple`) and the thin builtin functions of the language surface. A builtin receives a hidden
+`_semantic` argument (injected by the frontend) and delegates type checking and IR emission to
+it (language/semantic.py); this file only normalizes arguments, so it reads like the API.
+"""
+
+from __future__ import annotations
+
+import builtins
+import functools
+from enum import Enum
+from typing import List, Sequence
+
+TRITON_MAX_TENSOR_NUMEL = 1048576
+
+
+# --------------------------------------------------------------------------------------------
+# builtin mechanism
+# --------------------------------------------------------------------------------------------
+
+def builtin(fn):
+    """Mark `fn` as a language builtin: the frontend passes `_semantic` (and `_generator` when
+    the signature names it) so it can emit IR. Called outside a kernel it raises."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        if kwargs.get("_semantic") is None:
+            raise ValueError(f"tl.{fn.__name__} can only be called inside a @triton.jit "
+                             "function (did you forget @triton.jit?)")
+        return fn(*args, **kwargs)
+
+    wrapper.__triton_builtin__ = True
+    return wrapper
+
+
+def is_builtin(fn) -> bool:
+    return bool(getattr(fn, "__triton_builtin__", False))
+
+
+_TENSOR_MEMBERS: List = []
+
+
+def _tensor_member_fn(fn):
+    """Also expose a builtin as a tensor method: `x.sum(0)` is `tl.sum(x, 0)`."""
+    _TENSOR_MEMBERS.append(fn)
+    return fn
+
+
+def _unwrap_if_constexpr(o):
+    if isinstance(o, builtins.list):
+        return [_unwrap_if_constexpr(x) for x in o]
+    return o.value if isinstance(o, constexpr) else o
+
+
+def _unwrap_shape(shape) -> List[int]:
+    """A shape given as a tuple/list (or tl.tuple) of ints and constexprs -> list of ints.
+    `f(x, 4, 8)` and `f(x, (4, 8))` both arrive here as a sequence; unwrap one level."""
+    shape = _unwrap_if_constexpr(shape)
+    if isinstance(shape, (builtins.tuple, builtins.list, tuple)) and len(shape) == 1 and \
+            isinstance(_unwrap_if_constexpr(shape[0]), (builtins.tuple, builtins.list, tuple)):
+        shape = _unwrap_if_constexpr(shape[0])
+    if isinstance(shape, int):
+        return [shape]
+    out = []
+    for i, s in enumerate(shape):
+        s = _unwrap_if_constexpr(s)
+        if isinstance(s, bool) or not isinstance(s, int):
+            raise TypeError(f"Shape element {i} must have type `constexpr[int]`, got "
+                            f"`constexpr[{type(s).__name__}]`")
+        out.append(s)
+    return out
+
+
+def validate_block_shape(shape: Sequence[int]) -> int:
+    numel = 1
+    for i, d in enumerate(shape):
+        if isinstance(d, bool) or not isinstance(d, int):
+            raise TypeError(f"Shape element {i} must have type `constexpr[int]`, got "
+                            f"`constexpr[{type(d).__name__}]`")
+        if d <= 0 or d & (d - 1) != 0:
+            raise ValueError(f"Shape element {i} must be a power of 2, got {d}")
+        numel *= d
+    if numel > TRITON_MAX_TENSOR_NUMEL:
+        raise ValueError(f"numel ({numel}) exceeds triton maximum tensor numel "
+                         f"({TRITON_MAX_TENSOR_NUMEL})")
+    return numel
+
+
+def _wrap_axis(axis: int, ndim: int) -> int:
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"invalid axis {axis}. Expected {-ndim} <= axis < {ndim}")
+    return axis if axis >= 0 else axis + ndim
+
+
+# --------------------------------------------------------------------------------------------
+# types
+# --------------------------------------------------------------------------------------------
+
+class base_type:
+    def is_block(self) -> bool:
+        return False
+
+    def is_ptr(self) -> bool:
+        return False
+
+    def is_tuple(self) -> bool:
+        return False
+
+
+# name -> (kind, bitwidth, ir spelling, public alias)
+_DTYPES = {
+    "int1": ("u", 1, "i1", "int1"),
+    "int8": ("s", 8, "i8", "int8"),
+    "int16": ("s", 16, "i16", "int16"),
+    "int32": ("s", 32, "i32", "int32"),
+    "int64": ("s", 64, "i64", "int64"),
+    "uint8": ("u", 8, "i8", "uint8"),
+    "uint16": ("u", 16, "i16", "uint16"),
+    "uint32": ("u", 32, "i32", "uint32"),
+    "uint64": ("u", 64, "i64", "uint64"),
+    "fp8e4nv": ("f", 8, "f8E4M3FN", "float8e4nv"),
+    "fp8e5": ("f", 8, "f8E5M2", "float8e5"),
+    "fp8e4b15": ("f", 8, None, "float8e4b15"),
+    "fp8e4b8": ("f", 8, None, "float8e4b8"),
+    "fp8e5b16": ("f", 8, None, "float8e5b16"),
+    "fp16": ("f", 16, "f16", "float16"),
+    "bf16": ("f", 16, "bf16", "bfloat16"),
+    "fp32": ("f", 32, "f32", "float32"),
+    "fp64": ("f", 64, "f64", "float64"),
+    "void": ("v", 0, None, "void"),
+}
+# mantissa (fraction) bits and exponent bias of the float formats
+_FP_INFO = {
+    "fp8e4nv": (3, 7), "fp8e5": (2, 15), "fp8e4b15": (3, 15), "fp8e4b8": (3, 8),
+    "fp8e5b16": (2, 16), "fp16": (10, 15), "bf16": (7, 127), "fp32": (23, 127),
+    "fp64": (52, 1023),
+}
+
+
+class dtype(base_type):
+    """A scalar element type. Integers keep their signedness here; the IR is signless."""
+
+    SINT_TYPES = ["int8", "int16", "int32", "int64"]
+    UINT_TYPES = ["int1", "uint8", "uint16", "uint32", "uint64"]
+    FP_TYPES = ["fp8e4b15", "fp8e4nv", "fp8e4b8", "fp8e5", "fp8e5b16", "fp16", "bf16", "fp32",
+                "fp64"]
+    STANDARD_FP_TYPES = ["fp16", "bf16", "fp32", "fp64"]
+    OTHER_TYPES = ["void"]
+
+    class SIGNEDNESS(Enum):
+        SIGNED = 0
+        UNSIGNED = 1
+
+    class KIND(Enum):
+        BOOLEAN = 0
+        INTEGRAL = 1
+        FLOATING = 2
+
+    def __init__(self, name):
+        name = getattr(name, "value", name)  # a constexpr name (constexpr is defined below)
+        if name not in _DTYPES:
+            raise ValueError(f"unknown dtype {name!r}")
+        self.name = name
+        kind, bits, _, _ = _DTYPES[name]
+        self.primitive_bitwidth = bits
+        self.itemsize = bits // 8
+        if kind in "su":
+            self.int_signedness = (dtype.SIGNEDNESS.SIGNED if kind == "s"
+                                   else dtype.SIGNEDNESS.UNSIGNED)
+            self.int_bitwidth = bits
+        elif kind == "f":
+            self.fp_mantissa_width, self.exponent_bias = _FP_INFO[name]
+
+    # --- predicates ---
+    def is_fp8(self):
+        return self.name in ("fp8e4nv", "fp8e5", "fp8e4b15", "fp8e4b8", "fp8e5b16")
+
+    def is_fp8e4nv(self):
+        return self.name == "fp8e4nv"
+
+    def is_fp8e4b8(self):
+        return self.name == "fp8e4b8"
+
+    def is_fp8e4b15(self):
+        return self.name == "fp8e4b15"
+
+    def is_fp8e5(self):
+        return self.name == "fp8e5"
+
+    def is_fp8e5b16(self):
+        return self.name == "fp8e5b16"
+
+    def is_fp16(self):
+        return self.name == "fp16"
+
+    def is_bf16(self):
+        return self.name == "bf16"
+
+    def is_fp32(self):
+        return self.name == "fp32"
+
+    def is_fp64(self):
+        return self.name == "fp64"
+
+    def is_int1(self):
+        return self.name == "int1"
+
+    def is_int8(self):
+        return self.name == "int8"
+
+    def is_int16(self):
+        return self.name == "int16"
+
+    def is_int32(self):
+        return self.name == "int32"
+
+    def is_int64(self):
+        return self.name == "int64"
+
+    def is_uint8(self):
+        return self.name == "uint8"
+
+    def is_uint16(self):
+        return self.name == "uint16"
+
+    def is_uint32(self):
+        return self.name == "uint32"
+
+    def is_uint64(self):
+        return self.name == "uint64"
+
+    def is_floating(self):
+        return self.name in dtype.FP_TYPES
+
+    def is_standard_floating(self):
+        return self.name in dtype.STANDARD_FP_TYPES
+
+    def is_int_signed(self):
+        return self.name in dtype.SINT_TYPES
+
+    def is_int_unsigned(self):
+        return self.name in dtype.UINT_TYPES
+
+    def is_int(self):
+        return self.name in dtype.SINT_TYPES + dtype.UINT_TYPES
+
+    def is_bool(self):
+        return self.is_int1()
+
+    def is_void(self):
+        return self.name == "void"
+
+    def is_const(self):
+        return False
+
+    def kind(self):
+        if self.is_bool():
+            return dtype.KIND.BOOLEAN
+        if self.is_int():
+            return dtype.KIND.INTEGRAL
+        assert self.is_floating(), f"{self} has no kind"
+        return dtype.KIND.FLOATING
+
+    def get_int_max_value(self):
+        if self.is_int_signed():
+            return 2**(self.int_bitwidth - 1) - 1
+        if self.is_int_unsigned():
+            return 2**self.int_bitwidth - 1
+        raise TypeError(f"{self} is not an integer type")
+
+    def get_int_min_value(self):
+        if self.is_int_signed():
+            return -2**(self.int_bitwidth - 1)
+        if self.is_int_unsigned():
+            return 0
+        raise TypeError(f"{self} is not an integer type")
+
+    @property
+    def scalar(self):
+        return self
+
+    @property
+    def shape(self):
+        return ()
+
+    @property
+    def numel(self):
+        return 1
+
+    def get_block_shapes(self):
+        return ()
+
+    def with_element_ty(self, element_ty):
+        return element_ty
+
+    def to_ir(self, builder=None):
+        from .. import _core
+        spelling = _DTYPES[self.name][2]
+        if self.is_void():
+            return None
+        if spelling is None:
+            raise ValueError(f"dtype {self.name} is not supported by triton_tile")
+        if self.is_int():
+            return _core.int_type(self.int_bitwidth)
+        return _core.float_type(spelling)
+
+    def codegen_name(self):
+        if self.is_int():
+            return ("i" if self.is_int_signed() else "u") + str(self.int_bitwidth)
+        return self.name
+
+    def mangle(self):
+        return self.codegen_name()
+
+    def __eq__(self, other):
+        other = _unwrap_if_constexpr(other)
+        return type(other) is dtype and self.name == other.name
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    def __hash__(self):
+        return hash(("dtype", self.name))
+
+    def __str__(self):
+        return self.name
+
+    def __repr__(self):
+        return f"triton_tile.language.{_DTYPES[self.name][3]}"
+
+    def __reduce__(self):
+        return (dtype, (self.name,))
+
+
+class pointer_type(dtype):
+    """`*elt`: a global-memory pointer; `const` pointers may not be stored through."""
+
+    def __init__(self, element_ty, address_space: int = 1, const: bool = False):
+        element_ty = _unwrap_if_constexpr(element_ty)
+        if not isinstance(element_ty, dtype):
+            raise TypeError(f"element_ty has type `{type(element_ty).__name__}`; expected `dtype`")
+        self.element_ty = element_ty
+        self.address_space = _unwrap_if_constexpr(address_space)
+        self.const = bool(_unwrap_if_constexpr(const))
+        self.name = f"pointer<{element_ty}>" if not self.const else f"const_pointer<{element_ty}>"
+        self.primitive_bitwidth = 64
+        self.itemsize = 8
+
+    def is_ptr(self):
+        return True
+
+    def is_const(self):
+        return self.const
+
+    def is_int(self):
+        return False
+
+    def is_floating(self):
+        return False
+
+    def is_int_signed(self):
+        return False
+
+    def is_int_unsigned(self):
+        return False
+
+    def is_bool(self):
+        return False
+
+    def is_void(self):
+        return False
+
+    def is_standard_floating(self):
+        return False
+
+    def is_fp8(self):
+        return False
+
+    def to_ir(self, builder=None):
+        from .. import _core
+        return _core.ptr_type(self.element_ty.to_ir(), self.address_space)
+
+    def codegen_name(self):
+        return ("*k" if self.const else "*") + self.element_ty.codegen_name()
+
+    def __eq__(self, other):
+        other = _unwrap_if_constexpr(other)
+        return (isinstance(other, pointer_type) and self.element_ty == other.element_ty
+                and self.address_space == other.address_space and self.const == other.const)
+
+    def __hash__(self):
+        return hash(("ptr", self.element_ty, self.address_space, self.const))
+
+    def __str__(self):
+        return self.name
+
+    def __repr__(self):
+        return self.name
+
+    def __reduce__(self):
+        return (pointer_type, (self.element_ty, self.address_space, self.const))
+
+
+class block_type(base_type):
+    """A tile of `element_ty` with a static, power-of-two shape."""
+
+    def __init__(self, element_ty: dtype, shape):
+        self.element_ty = element_ty
+        shape = [int(_unwrap_if_constexpr(s)) for s in shape]
+        if not shape:
+            raise TypeError("0d block_type is forbidden")
+        self.numel = validate_block_shape(shape)
+        self.shape = builtins.tuple(shape)
+        self.name = f"<{list(self.shape)}, {element_ty}>"
+
+    def is_block(self):
+        return True
+
+    def is_ptr(self):
+        return False
+
+    @property
+    def scalar(self):
+        return self.element_ty
+
+    def get_block_shapes(self):
+        return self.shape
+
+    def with_element_ty(self, element_ty):
+        return block_type(element_ty, self.shape)
+
+    def to_ir(self, builder=None):
+        from .. import _core
+        return _core.tensor_type(list(self.shape), self.element_ty.to_ir())
+
+    def __eq__(self, other):
+        return (isinstance(other, block_type) and self.element_ty == other.element_ty
+                and self.shape == other.shape)
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    def __hash__(self):
+        return hash(("block", self.element_ty, self.shape))
+
+    def __str__(self):
+        return self.name
+
+    __repr__ = __str__
+
+    def mangle(self):
+        return self.element_ty.mangle() + "S" + "_".join(str(s) for s in self.shape) + "S"
+
+
+class tuple_type(base_type):
+    def __init__(self, types, fields=None):
+        self.types = builtins.list(types)
+        self.fields = fields or [""] * len(self.types)
+        self.name = "[" + ",".join(str(t) for t in self.types) + "]"
+
+    def is_tuple(self):
+        return True
+
+    def __eq__(self, other):
+        return isinstance(other, tuple_type) and self.types == other.types
+
+    def __hash__(self):
+        return hash(("tuple", builtins.tuple(self.types)))
+
+    def __str__(self):
+        return self.name
+
+    __repr__ = __str__
+
+    def mangle(self):
+        return "T" + "_".join(t.mangle() for t in self.types) + "T"
+
+
+class constexpr_type(base_type):
+    def __init__(self, value):
+        self.value = value
+
+    def __eq__(self, other):
+        return isinstance(other, constexpr_type) and self.value == other.value
+
+    def __hash__(self):
+        return hash(("constexpr", repr(self.value)))
+
+    def __str__(self):
+        return f"constexpr[{self.value!r}]"
+
+    __repr__ = __str__
+
+
+# dtype singletons
+int1 = dtype("int1")
+int8 = dtype("int8")
+int16 = dtype("int16")
+int32 = dtype("int32")
+int64 = dtype("int64")
+uint8 = dtype("uint8")
+uint16 = dtype("uint16")
+uint32 = dtype("uint32")
+uint64 = dtype("uint64")
+float8e5 = dtype("fp8e5")
+float8e5b16 = dtype("fp8e5b16")
+float8e4nv = dtype("fp8e4nv")
+float8e4b8 = dtype("fp8e4b8")
+float8e4b15 = dtype("fp8e4b15")
+float16 = dtype("fp16")
+bfloat16 = dtype("bf16")
+float32 = dtype("fp32")
+float64 = dtype("fp64")
+void = dtype("void")
+
+_BY_CODEGEN_NAME = {
+    "u1": int1, "i1": int1, "i8": int8, "i16": int16, "i32": int32, "i64": int64, "u8": uint8,
+    "u16": uint16, "u32": uint32, "u64": uint64, "fp16": float16, "bf16": bfloat16,
+    "fp32": float32, "fp64": float64, "fp8e4nv": float8e4nv, "fp8e5": float8e5,
+    "fp8e4b15": float8e4b15, "fp8e4b8": float8e4b8, "fp8e5b16": float8e5b16,
+    "f16": float16, "f32": float32, "f64": float64, "B": int1,
+}
+
+
+def str_to_ty(name: str):
+    """A Triton signature type string (`*fp32`, `*kfp16`, `i32`, `u1`, `fp64`) -> tl type."""
+    name = name.strip()
+    if name.startswith("*"):
+        rest = name[1:]
+        const = False
+        if rest.startswith("k"):
+            const, rest = True, rest[1:]
+        return pointer_type(str_to_ty(rest), 1, const)
+    if name.startswith("const "):
+        ty = str_to_ty(name[len("const "):])
+        return pointer_type(ty.element_ty, 1, True) if isinstance(ty, pointer_type) else ty
+    if name in _BY_CODEGEN_NAME:
+        return _BY_CODEGEN_NAME[name]
+    if name in _DTYPES:
+        return dtype(name)
+    raise ValueError(f"unknown signature type {name!r}")
+
+
+# --------------------------------------------------------------------------------------------
+# values
+# --------------------------------------------------------------------------------------------
+
+class base_value:
+    """Anything the frontend passes around as a kernel value (tensor, tuple)."""
+
+
+class constexpr(base_value):
+    """A compile-time constant; arithmetic on constexprs folds in Python (with Python's
+    floor semantics for // and %)."""
+
+    def __init__(self, value):
+        if isinstance(value, constexpr):
+            value = value.value
+        self.value = value
+        self.type = constexpr_type(value)
+
+    def __repr__(self):
+        return f"constexpr[{self.value!r}]"
+
+    def __hash__(self):
+        return hash(self.value)
+
+    def __index__(self):
+        return self.value.__index__()
+
+    def __int__(self):
+        return int(self.value)
+
+    def __float__(self):
+        return float(self.value)
+
+    def __bool__(self):
+        return bool(self.value)
+
+    def __call__(self, *args, **kwargs):
+        return self.value(*args, **kwargs)
+
+    def __len__(self):
+        return len(self.value)
+
+    def __iter__(self):
+        return iter(self.value)
+
+    def __getitem__(self, idx):
+        return constexpr(self.value[_unwrap_if_constexpr(idx)])
+
+    def __neg__(self):
+        return constexpr(-self.value)
+
+    def __pos__(self):
+        return constexpr(+self.value)
+
+    def __invert__(self):
+        return constexpr(~self.value)
+
+    def __abs__(self):
+        return constexpr(abs(self.value))
+
+    def logical_and(self, other):
+        return constexpr(self.value and _unwrap_if_constexpr(other))
+
+    def logical_or(self, other):
+        return constexpr(self.value or _unwrap_if_constexpr(other))
+
+    def __not__(self):
+        return constexpr(not self.value)
+
+
+def _constexpr_binop(op, reverse=False):
+    def method(self, other):
+        a, b = self.value, _unwrap_if_constexpr(other)
+        return constexpr(op(b, a) if reverse else op(a, b))
+    return method
+
+
+import operator as _op  # noqa: E402
+
+for _name, _fn in [("add", _op.add), ("sub", _op.sub), ("mul", _op.mul),
+                   ("truediv", _op.truediv), ("floordiv", _op.floordiv), ("mod", _op.mod),
+                   ("pow", _op.pow), ("lshift", _op.lshift), ("rshift", _op.rshift),
+                   ("and", _op.and_), ("or", _op.or_), ("xor", _op.xor)]:
+    setattr(constexpr, f"__{_name}__", _constexpr_binop(_fn))
+    setattr(constexpr, f"__r{_name}__", _constexpr_binop(_fn, reverse=True))
+for _name, _fn in [("eq", _op.eq), ("ne", _op.ne), ("lt", _op.lt), ("le", _op.le),
+                   ("gt", _op.gt), ("ge", _op.ge)]:
+    setattr(constexpr, f"__{_name}__", _constexpr_binop(_fn))
+constexpr.__hash__ = lambda self: hash(self.value)
+
+
+def is_constexpr(o) -> bool:
+    return isinstance(o, constexpr)
+
+
+class tensor(base_value):
+    """A kernel value: a scalar (rank 0) or a block, wrapping a `_core.Value` handle."""
+
+    def __init__(self, handle, type: base_type):
+        self.handle = handle
+        self.type = type
+        self.dtype = type.scalar
+        shape = type.get_block_shapes() if type.is_block() else ()
+        self.shape = builtins.tuple(constexpr(s) for s in shape)
+        n = 1
+        for s in shape:
+            n *= s
+        self.numel = constexpr(n)
+
+    def __str__(self):
+        return f"tensor<{self.type}>"
+
+    __repr__ = __str__
+
+    # arithmetic ---------------------------------------------------------------------------
+    @builtin
+    def __add__(self, other, _semantic=None):
+        return add(self, other, sanitize_overflow=True, _semantic=_semantic)
+
+    @builtin
+    def __radd__(self, other, _semantic=None):
+        return add(other, self, sanitize_overflow=True, _semantic=_semantic)
+
+    @builtin
+    def __sub__(self, other, _semantic=None):
+        return sub(self, other, sanitize_overflow=True, _semantic=_semantic)
+
+    @builtin
+    def __rsub__(self, other, _semantic=None):
+        return sub(other, self, sanitize_overflow=True, _semantic=_semantic)
+
+    @builtin
+    def __mul__(self, other, _semantic=None):
+        return mul(self, other, sanitize_overflow=True, _semantic=_semantic)
+
+    @builtin
+    def __rmul__(self, other, _semantic=None):
+        return mul(other, self, sanitize_overflow=True, _semantic=_semantic)
+
+    @builtin
+    def __truediv__(self, other, _semantic=None):
+        return _semantic.truediv(self, _unwrap_if_constexpr(other))
+
+    @builtin
+    def __rtruediv__(self, other, _semantic=None):
+        return _semantic.truediv(_unwrap_if_constexpr(other), self)
+
+    @builtin
+    def __floordiv__(self, other, _semantic=None):
+        return _semantic.floordiv(self, _unwrap_if_constexpr(other))
+
+    @builtin
+    def __rfloordiv__(self, other, _semantic=None):
+        return _semantic.floordiv(_unwrap_if_constexpr(other), self)
+
+    @builtin
+    def __mod__(self, other, _semantic=None):
+        return _semantic.mod(self, _unwrap_if_constexpr(other))
+
+    @builtin
+    def __rmod__(self, other, _semantic=None):
+        return _semantic.mod(_unwrap_if_constexpr(other), self)
+
+    @builtin
+    def __neg__(self, _semantic=None):
+        return _semantic.minus(self)
+
+    @builtin
+    def __pos__(self, _semantic=None):
+        return self
+
+    @builtin
+    def __invert__(self, _semantic=None):
+        return _semantic.invert(self)
+
+    @builtin
+    def __not__(self, _semantic=None):
+        return _semantic.not_(self)
+
+    # bitwise ------------------------------------------------------------------------------
+    @builtin
+    def __and__(self, other, _semantic=None):
+        return _semantic.and_(self, _unwrap_if_constexpr(other))
+
+    @builtin
+    def __rand__(self, other, _semantic=None):
+        return _semantic.and_(_unwrap_if_constexpr(other), self)
+
+    @builtin
+    def __or__(self, other, _semantic=None):
+        return _semantic.or_(self, _unwrap_if_constexpr(other))
+
+    @builtin
+    def __ror__(self, other, _semantic=None):
+        return _semantic.or_(_unwrap_if_constexpr(other), self)
+
+    @builtin
+    def __xor__(self, other, _semantic=None):
+        return _semantic.xor_(self, _unwrap_if_constexpr(other))
+
+    @builtin
+    def __rxor__(self, other, _semantic=None):
+        return _semantic.xor_(_unwrap_if_constexpr(other), self)
+
+    @builtin
+    def __lshift__(self, other, _semantic=None):
+        return _semantic.shl(self, _unwrap_if_constexpr(other))
+
+    @builtin
+    def __rlshift__(self, other, _semantic=None):
+        return _semantic.shl(_unwrap_if_constexpr(other), self)
+
+    @builtin
+    def __rshift__(self, other, _semantic=None):
+        return _semantic.shr(self, _unwrap_if_constexpr(other))
+
+    @builtin
+    def __rrshift__(self, other, _semantic=None):
+        return _semantic.shr(_unwrap_if_constexpr(other), self)
+
+    # comparisons ------------------------------------------------------------------------------
+    @builtin
+    def __gt__(self, other, _semantic=None):
+        return _semantic.compare("gt", self, _unwrap_if_constexpr(other))
+
+    @builtin
+    def __rgt__(self, other, _semantic=None):
+        return _semantic.compare("gt", _unwrap_if_constexpr(other), self)
+
+    @builtin
+    def __ge__(self, other, _semantic=None):
+        return _semantic.compare("ge", self, _unwrap_if_constexpr(other))
+
+    @builtin
+    def __rge__(self, other, _semantic=None):
+        return _semantic.compare("ge", _unwrap_if_constexpr(other), self)
+
+    @builtin
+    def __lt__(self, other, _semantic=None):
+        return _semantic.compare("lt", self, _unwrap_if_constexpr(other))
+
+    @builtin
+    def __rlt__(self, other, _semantic=None):
+        return _semantic.compare("lt", _unwrap_if_constexpr(other), self)
+
+    @builtin
+    def __le__(self, other, _semantic=None):
+        return _semantic.compare("le", self, _unwrap_if_constexpr(other))
+
+    @builtin
+    def __rle__(self, other, _semantic=None):
+        return _semantic.compare("le", _unwrap_if_constexpr(other), self)
+
+    @builtin
+    def __eq__(self, other, _semantic=None):
+        return _semantic.compare("eq", self, _unwrap_if_constexpr(other))
+
+    @builtin
+    def __req__(self, other, _semantic=None):
+        return _semantic.compare("eq", _unwrap_if_constexpr(other), self)
+
+    @builtin
+    def __ne__(self, other, _semantic=None):
+        return _semantic.compare("ne", self, _unwrap_if_constexpr(other))
+
+    @builtin
+    def __rne__(self, other, _semantic=None):
+        return _semantic.compare("ne", _unwrap_if_constexpr(other), self)
+
+    __hash__ = object.__hash__
+
+    @builtin
+    def logical_and(self, other, _semantic=None):
+        return _semantic.logical_and(self, _semantic.to_tensor(other))
+
+    @builtin
+    def logical_or(self, other, _semantic=None):
+        return _semantic.logical_or(self, _semantic.to_tensor(other))
+
+    # indexing and shape -----------------------------------------------------------------------
+    @builtin
+    def __getitem__(self, slices, _semantic=None):
+        if isinstance(slices, (builtins.slice, constexpr)) or slices is None:
+            slices = [slices]
+        if isinstance(slices, tuple):
+            slices = slices.values
+        elif isinstance(slices, builtins.tuple):
+            slices = builtins.list(slices)
+        ret = self
+        for dim, sl in enumerate(slices):
+            if _unwrap_if_constexpr(sl) is None:
+                ret = _semantic.expand_dims(ret, dim)
+            elif isinstance(sl, builtins.slice) and all(
+                    _unwrap_if_constexpr(a) is None for a in (sl.start, sl.stop, sl.step)):
+                pass
+            else:
+                raise ValueError(f"unsupported tensor index: {_unwrap_if_constexpr(sl)!r}; only "
+                                 "`None` (a new axis) and `:` are allowed")
+        return ret
+
+    @builtin
+    def to(self, dtype, fp_downcast_rounding=None, bitcast=False, _semantic=None):
+        return cast(self, dtype, fp_downcast_rounding, bitcast, _semantic=_semantic)
+
+    @builtin
+    def item(self, _semantic=None):
+        if self.numel.value != 1:
+            raise ValueError(f"item() needs a tensor with one element, got shape {self.shape}")
+        return _semantic.unsplat(self)
+
+
+class tuple(base_value):
+    """A kernel tuple (`tl.tuple`): built from Python tuple/list literals, returned by
+    functions, unpacked by assignment; indexable by constexpr ints."""
+
+    def __init__(self, args, type=None, fields=None):
+        self.values = [v for v in args]
+        self._type = type
+        # field names when the tuple stands for a namedtuple (`p.ptr` works like `p[0]`)
+        self.fields = builtins.tuple(fields) if fields else None
+
+    def __getattr__(self, name):
+        fields = self.__dict__.get("fields")
+        if fields and name in fields:
+            return self.values[fields.index(name)]
+        raise AttributeError(f"tuple has no attribute {name!r}")
+
+    @property
+    def type(self):
+        return tuple_type([getattr(v, "type", constexpr_type(v)) for v in self.values])
+
+    def __getitem__(self, idx):
+        idx = _unwrap_if_constexpr(idx)
+        if isinstance(idx, builtins.slice):
+            return tuple(self.values[idx])
+        if isinstance(idx, tensor):
+            raise TypeError("tuples can only be indexed by constexpr ints")
+        return self.values[idx]
+
+    def __len__(self):
+        return len(self.values)
+
+    def __iter__(self):
+        return iter(self.values)
+
+    def __add__(self, other):
+        other = _unwrap_if_constexpr(other)
+        return tuple(self.values + builtins.list(other))
+
+    def __radd__(self, other):
+        other = _unwrap_if_constexpr(other)
+        return tuple(builtins.list(other) + self.values)
+
+    def __mul__(self, other):
+        return tuple(self.values * _unwrap_if_constexpr(other))
+
+    def __eq__(self, other):
+        other = _unwrap_if_constexpr(other)
+        if not isinstance(other, (tuple, builtins.tuple, builtins.list)):
+            return constexpr(False)
+        if len(other) != len(self.values):
+            return constexpr(False)
+        return constexpr(all(_unwrap_if_constexpr(a) == _unwrap_if_constexpr(b)
+                             for a, b in zip(self.values, other)))
+
+    def __ne__(self, other):
+        return constexpr(not self.__eq__(other))
+
+    def __hash__(self):
+        return hash(builtins.tuple(_unwrap_if_constexpr(v) for v in self.values))
+
+    def __repr__(self):
+        return f"({', '.join(repr(v) for v in self.values)})"
+
+
+class slice:
+    """Placeholder kept for API compatibility; the frontend uses Python slices."""
+
+
+class tensor_descriptor_base(base_value):
+    """TMA tensor descriptors are not supported by this frontend yet; the type exists so that
+    `isinstance(x, tl.tensor_descriptor)` works in kernels that branch on it."""
+
+
+class tensor_descriptor(tensor_descriptor_base):
+    pass
+
+
+# --------------------------------------------------------------------------------------------
+# iterators (the frontend recognizes these in `for` loops)
+# --------------------------------------------------------------------------------------------
+
+class range:
+    """`for i in tl.range(start, end, step, num_stages=...)`: a dynamic scf.for; the keyword
+    arguments are pipelining hints."""
+
+    def __init__(self, arg1, arg2=None, step=None, num_stages=None, loop_unroll_factor=None,
+                 disallow_acc_multi_buffer=False, flatten=False, warp_specialize=False,
+                 disable_licm=False):
+        if step is None:
+            step = constexpr(1)
+        if arg2 is None:
+            self.start, self.end = constexpr(0), arg1
+        else:
+            self.start, self.end = arg1, arg2
+        self.step = step
+        self.num_stages = num_stages
+        self.loop_unroll_factor = loop_unroll_factor
+        self.disallow_acc_multi_buffer = disallow_acc_multi_buffer
+        self.flatten = flatten
+        self.warp_specialize = warp_specialize
+        self.disable_licm = disable_licm
+
+    def __iter__(self):
+        raise RuntimeError("tl.range can only be used in @triton.jit'd functions")
+
+
+class static_range:
+    """`for i in tl.static_range(start, end, step)`: unrolled at compile time; every bound must
+    be a constexpr int and `i` is a constexpr in each copy of the body."""
+
+    def __init__(self, arg1, arg2=None, step=None):
+        def check(v, what):
+            v = _unwrap_if_constexpr(v)
+            if isinstance(v, bool) or not isinstance(v, int):
+                raise TypeError(f"static_range's {what} must be a constexpr int, got {v!r}")
+            return v
+
+        if step is None:
+            step = 1
+        if arg2 is None:
+            start, end = 0, arg1
+        else:
+            start, end = arg1, arg2
+        self.start = constexpr(check(start, "start"))
+        self.end = constexpr(check(end, "end"))
+        self.step = constexpr(check(step, "step"))
+
+    def __iter__(self):
+        raise RuntimeError("tl.static_range can only be used in @triton.jit'd functions")
+
+
+class condition:
+    """`while tl.condition(c, disable_licm=True):` wraps a while-loop condition with hints."""
+
+    def __init__(self, arg1, disable_licm=False):
+        self.condition = arg1
+        self.disable_licm = disable_licm
+
+
+class PropagateNan(Enum):
+    NONE = 0x0000
+    ALL = 0xFFFF
+
+
+# --------------------------------------------------------------------------------------------
+# builtins: programming model and creation
+# --------------------------------------------------------------------------------------------
+
+@builtin
+def program_id(axis, _semantic=None):
+    return _semantic.program_id(_unwrap_if_constexpr(axis))
+
+
+@builtin
+def num_programs(axis, _semantic=None):
+    return _semantic.num_programs(_unwrap_if_constexpr(axis))
+
+
+@builtin
+def arange(start, end, _semantic=None):
+    return _semantic.arange(_unwrap_if_constexpr(start), _unwrap_if_constexpr(end))
+
+
+def _unwrap_dtype(dtype_, what="dtype"):
+    dt = _unwrap_if_constexpr(dtype_)
+    if not isinstance(dt, dtype):
+        raise TypeError(f"{what} must be a tl dtype, got {dt!r}")
+    return dt
+
+
+@builtin
+def full(shape, value, dtype, _semantic=None):
+    shape = _unwrap_shape(shape)
+    return _semantic.full(shape, _unwrap_if_constexpr(value), _unwrap_dtype(dtype))
+
+
+@builtin
+def zeros(shape, dtype, _semantic=None):
+    return _semantic.full(_unwrap_shape(shape), 0, _unwrap_dtype(dtype))
+
+
+@builtin
+def zeros_like(input, _semantic=None):
+    input = _semantic.to_tensor(input)
+    return _semantic.full(builtins.list(input.type.get_block_shapes()), 0, input.dtype)
+
+
+@builtin
+def full_like(input, value, dtype=None, _semantic=None):
+    input = _semantic.to_tensor(input)
+    dt = _unwrap_if_constexpr(dtype) or input.dtype
+    return _semantic.full(builtins.list(input.type.get_block_shapes()),
+                          _unwrap_if_constexpr(value), dt)
+
+
+@builtin
+def to_tensor(x, _semantic=None):
+    return _semantic.to_tensor(x)
+
+
+@builtin
+def cast(input, dtype, fp_downcast_rounding=None, bitcast=False, _semantic=None):
+    input = _semantic.to_tensor(input)
+    dt = _unwrap_dtype(dtype)
+    if _unwrap_if_constexpr(bitcast):
+        return _semantic.bitcast(input, dt)
+    return _semantic.cast(input, dt, _unwrap_if_constexpr(fp_downcast_rounding))
+
+
+# --------------------------------------------------------------------------------------------
+# arithmetic builtins
+# --------------------------------------------------------------------------------------------
+
+@builtin
+def add(x, y, sanitize_overflow: constexpr = True, _semantic=None):
+    return _semantic.add(_unwrap_if_constexpr(x), _unwrap_if_constexpr(y),
+                         bool(_unwrap_if_constexpr(sanitize_overflow)))
+
+
+@builtin
+def sub(x, y, sanitize_overflow: constexpr = True, _semantic=None):
+    return _semantic.sub(_unwrap_if_constexpr(x), _unwrap_if_constexpr(y),
+                         bool(_unwrap_if_constexpr(sanitize_overflow)))
+
+
+@builtin
+def mul(x, y, sanitize_overflow: constexpr = True, _semantic=None):
+    return _semantic.mul(_unwrap_if_constexpr(x), _unwrap_if_constexpr(y),
+                         bool(_unwrap_if_constexpr(sanitize_overflow)))
+
+
+@builtin
+def minimum(x, y, propagate_nan: constexpr = PropagateNan.NONE, _semantic=None):
+    x = _semantic.promote_bf16_to_fp32(_semantic.to_tensor(x))
+    y = _semantic.promote_bf16_to_fp32(_semantic.to_tensor(y))
+    return _semantic.minimum(x, y, _unwrap_if_constexpr(propagate_nan))
+
+
+@builtin
+def maximum(x, y, propagate_nan: constexpr = PropagateNan.NONE, _semantic=None):
+    x = _semantic.promote_bf16_to_fp32(_semantic.to_tensor(x))
+    y = _semantic.promote_bf16_to_fp32(_semantic.to_tensor(y))
+    return _semantic.maximum(x, y, _unwrap_if_constexpr(propagate_nan))
+
+
+@builtin
+def clamp(x, min, max, propagate_nan: constexpr = PropagateNan.NONE, _semantic=None):
+    x = _semantic.promote_bf16_to_fp32(_semantic.to_tensor(x))
+    lo = _semantic.promote_bf16_to_fp32(_semantic.to_tensor(min))
+    hi = _semantic.promote_bf16_to_fp32(_semantic.to_tensor(max))
+    return _semantic.clamp(x, lo, hi, _unwrap_if_constexpr(propagate_nan))
+
+
+@builtin
+def where(condition, x, y, _semantic=None):
+    condition = _semantic.to_tensor(condition)
+    return _semantic.where(condition, _unwrap_if_constexpr(x), _unwrap_if_constexpr(y))
+
+
+@builtin
+def fdiv(x, y, ieee_rounding=False, _semantic=None):
+    return _semantic.fdiv(_semantic.to_tensor(x), _semantic.to_tensor(y),
+                          bool(_unwrap_if_constexpr(ieee_rounding)))
+
+
+@builtin
+def cdiv(x, div, _semantic=None):
+    x, div = _unwrap_if_constexpr(x), _unwrap_if_constexpr(div)
+    if not isinstance(x, tensor) and not isinstance(div, tensor):
+        return constexpr((x + div - 1) // div)
+    num = _semantic.sub(_semantic.add(x, div, True), 1, True)
+    return _semantic.floordiv(num, div)
+
+
+# --------------------------------------------------------------------------------------------
+# memory
+# --------------------------------------------------------------------------------------------
+
+@builtin
+def load(pointer, mask=None, other=None, boundary_check=(), padding_option="",
+         cache_modifier="", eviction_policy="", volatile=False, _semantic=None):
+    mask = _unwrap_if_constexpr(mask)
+    other = _unwrap_if_constexpr(other)
+    if mask is not None:
+        mask = _semantic.to_tensor(mask)
+    if other is not None:
+        other = _semantic.to_tensor(other)
+    return _semantic.load(_semantic.to_tensor(pointer), mask, other,
+                          _unwrap_if_constexpr(boundary_check),
+                          _unwrap_if_constexpr(padding_option),
+                          _unwrap_if_constexpr(cache_modifier),
+                          _unwrap_if_constexpr(eviction_policy),
+                          bool(_unwrap_if_constexpr(volatile)))
+
+
+@builtin
+def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", eviction_policy="",
+          _semantic=None):
+    value = _semantic.to_tensor(value)
+    mask = _unwrap_if_constexpr(mask)
+    if mask is not None:
+        mask = _semantic.to_tensor(mask)
+    return _semantic.store(_semantic.to_tensor(pointer), value, mask,
+                           _unwrap_if_constexpr(boundary_check),
+                           _unwrap_if_constexpr(cache_modifier),
+                           _unwrap_if_constexpr(eviction_policy))
+
+
+def _atomic(op_name):
+    def fn(pointer, val, mask=None, sem=None, scope=None, _semantic=None):
+        val = _semantic.to_tensor(val)
+        mask = _unwrap_if_constexpr(mask)
+        if mask is not None:
+            mask = _semantic.to_tensor(mask)
+        return _semantic.atomic_rmw(op_name, _semantic.to_tensor(pointer), val, mask,
+                                    _unwrap_if_constexpr(sem), _unwrap_if_constexpr(scope))
+    fn.__name__ = f"atomic_{op_name}"
+    fn.__qualname__ = fn.__name__
+    fn.__doc__ = (f"Atomically {op_name} `val` into `*pointer` where `mask` holds; returns the "
+                  "old values. `sem` in acquire/release/acq_rel/relaxed, `scope` in "
+                  "gpu/cta/sys.")
+    return _tensor_member_fn(builtin(fn))
+
+
+atomic_add = _atomic("add")
+atomic_max = _atomic("max")
+atomic_min = _atomic("min")
+atomic_and = _atomic("and")
+atomic_or = _atomic("or")
+atomic_xor = _atomic("xor")
+atomic_xchg = _atomic("xchg")
+
+
+@_tensor_member_fn
+@builtin
+def atomic_cas(pointer, cmp, val, sem=None, scope=None, _semantic=None):
+    return _semantic.atomic_cas(_semantic.to_tensor(pointer), _semantic.to_tensor(cmp),
+                                _semantic.to_tensor(val), _unwrap_if_constexpr(sem),
+                                _unwrap_if_constexpr(scope))
+
+
+# --------------------------------------------------------------------------------------------
+# shapes
+# --------------------------------------------------------------------------------------------
+
+@_tensor_member_fn
+@builtin
+def broadcast(input, other, _semantic=None):
+    return tuple(_semantic.broadcast_impl_value(_semantic.to_tensor(input),
+                                                _semantic.to_tensor(other)))
+
+
+@_tensor_member_fn
+@builtin
+def broadcast_to(input, *shape, _semantic=None):
+    return _semantic.broadcast_impl_shape(_semantic.to_tensor(input), _unwrap_shape(shape))
+
+
+@_tensor_member_fn
+@builtin
+def reshape(input, *shape, can_reorder=False, _semantic=None):
+    return _semantic.reshape(_semantic.to_tensor(input), _unwrap_shape(shape),
+                             bool(_unwrap_if_constexpr(can_reorder)))
+
+
+@_tensor_member_fn
+@builtin
+def view(input, *shape, _semantic=None):
+    return _semantic.reshape(_semantic.to_tensor(input), _unwrap_shape(shape), True)
+
+
+@_tensor_member_fn
+@builtin
+def ravel(x, can_reorder=False, _semantic=None):
+    x = _semantic.to_tensor(x)
+    return _semantic.reshape(x, [x.numel.value], bool(_unwrap_if_constexpr(can_reorder)))
+
+
+@_tensor_member_fn
+@builtin
+def permute(input, *dims, _semantic=None):
+    return _semantic.permute(_semantic.to_tensor(input), _unwrap_shape(dims))
+
+
+@_tensor_member_fn
+@builtin
+def trans(input, *dims, _semantic=None):
+    input = _semantic.to_tensor(input)
+    dims = _unwrap_shape(dims) if dims else []
+    if not dims:
+        dims = builtins.list(builtins.range(len(input.shape)))[::-1]
+    return _semantic.permute(input, dims)
+
+
+@_tensor_member_fn
+@builtin
+def expand_dims(input, axis, _semantic=None):
+    input = _semantic.to_tensor(input)
+    axis = _unwrap_if_constexpr(axis)
+    axes = builtins.list(axis) if isinstance(axis, (builtins.list, builtins.tuple, tuple)) \
+        else [axis]
+    new_ndim = len(input.shape) + len(axes)
+    axes = [_wrap_axis(_unwrap_if_constexpr(d), new_ndim) for d in axes]
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"expand_dims received duplicate axes, normalized axes = {axes}")
+    ret = input
+    for a in sorted(axes):
+        ret = _semantic.expand_dims(ret, a)
+    return ret
+
+
+@_tensor_member_fn
+@builtin
+def unsqueeze(x, dim, _semantic=None):
+    return expand_dims(x, dim, _semantic=_semantic)
+
+
+@_tensor_member_fn
+@builtin
+def squeeze(x, dim, _semantic=None):
+    x = _semantic.to_tensor(x)
+    shape = builtins.list(x.type.get_block_shapes())
+    d = _wrap_axis(_unwrap_if_constexpr(dim), len(shape))
+    if shape[d] != 1:
+        raise ValueError(f"squeeze: dimension {d} has size {shape[d]}, not 1")
+    del shape[d]
+    if not shape:
+        return _semantic.unsplat(x)
+    return _semantic.reshape(x, shape, False)
+
+
+@builtin
+def cat(input, other, can_reorder=False, _semantic=None):
+    return _semantic.cat(_semantic.to_tensor(input), _semantic.to_tensor(other))
+
+
+@builtin
+def join(a, b, _semantic=None):
+    return _semantic.join(_semantic.to_tensor(a), _semantic.to_tensor(b))
+
+
+@_tensor_member_fn
+@builtin
+def split(a, _semantic=None):
+    a = _semantic.to_tensor(a)
+    was_rank_1 = len(a.shape) == 1
+    if was_rank_1:
+        a = _semantic.expand_dims(a, 0)
+    lhs, rhs = _semantic.split(a)
+    if was_rank_1:
+        lhs, rhs = _semantic.unsplat(lhs), _semantic.unsplat(rhs)
+    return tuple([lhs, rhs])
+
+
+@builtin
+def interleave(a, b, _semantic=None):
+    c = _semantic.join(_semantic.to_tensor(a), _semantic.to_tensor(b))
+    shape = builtins.list(c.type.get_block_shapes())
+    if len(shape) == 1:
+        return c
+    return _semantic.reshape(c, shape[:-2] + [2 * shape[-2]], False)
+
+
+@_tensor_member_fn
+@builtin
+def flip(x, dim=None, _semantic=None):
+    x = _semantic.to_tensor(x)
+    ndim = len(x.shape)
+    dim = _unwrap_if_constexpr(dim)
+    d = ndim - 1 if dim is None else _wrap_axis(dim, ndim)
+    return _semantic.flip(x, d)
+
+
+@builtin
+def histogram(input, num_bins, mask=None, _semantic=None):
+    mask = _unwrap_if_constexpr(mask)
+    if mask is not None:
+        mask = _semantic.to_tensor(mask)
+    return _semantic.histogram(_semantic.to_tensor(input), _unwrap_if_constexpr(num_bins), mask)
+
+
+@_tensor_member_fn
+@builtin
+def gather(src, index, axis, _semantic=None):
+    return _semantic.gather(_semantic.to_tensor(src), _semantic.to_tensor(index),
+                            _unwrap_if_constexpr(axis))
+
+
+# --------------------------------------------------------------------------------------------
+# linear algebra
+# --------------------------------------------------------------------------------------------
+
+@builtin
+def dot(input, other, acc=None, input_precision=None, allow_tf32=None,
+        max_num_imprecise_acc=None, out_dtype=float32, _semantic=None):
+    input_precision = _unwrap_if_constexpr(input_precision)
+    allow_tf32 = _unwrap_if_constexpr(allow_tf32)
+    if input_precision is not None and allow_tf32 is not None:
+        raise ValueError("Only one of input_precision and allow_tf32 can be specified")
+    if input_precision is None and allow_tf32 is False:
+        input_precision = "ieee"
+    acc = _unwrap_if_constexpr(acc)
+    return _semantic.dot(_semantic.to_tensor(input), _semantic.to_tensor(other),
+                         None if acc is None else _semantic.to_tensor(acc), input_precision,
+                         _unwrap_if_constexpr(max_num_imprecise_acc),
+                         _unwrap_dtype(out_dtype, "out_dtype"))
+
+
+# --------------------------------------------------------------------------------------------
+# reductions and scans
+# --------------------------------------------------------------------------------------------
+
+def _as_tensors(input, _semantic):
+    if isinstance(input, (tuple, builtins.tuple, builtins.list)):
+        return [_semantic.to_tensor(t) for t in input], True
+    return [_semantic.to_tensor(input)], False
+
+
+@builtin
+def reduce(input, axis, combine_fn, keep_dims=False, _semantic=None):
+    """Reduce `input` (a tensor or a tuple of tensors) along `axis` (None: all axes) with the
+    @jit function `combine_fn(a0.., b0..) -> (r0..)`."""
+    inputs, was_tuple = _as_tensors(input, _semantic)
+    fn = _unwrap_if_constexpr(combine_fn)
+    res = _semantic.reduce(inputs, _unwrap_if_constexpr(axis), _semantic.jit_combine(fn),
+                           bool(_unwrap_if_constexpr(keep_dims)))
+    return tuple(res) if was_tuple else res[0]
+
+
+@builtin
+def associative_scan(input, axis, combine_fn, reverse=False, _semantic=None):
+    """Inclusive scan of `input` (a tensor or a tuple) along `axis` with an associative @jit
+    `combine_fn`; `reverse` scans from the end."""
+    inputs, was_tuple = _as_tensors(input, _semantic)
+    fn = _unwrap_if_constexpr(combine_fn)
+    res = _semantic.scan(inputs, _unwrap_if_constexpr(axis), _semantic.jit_combine(fn),
+                         bool(_unwrap_if_constexpr(reverse)))
+    return tuple(res) if was_tuple else res[0]
+
+
+@_tensor_member_fn
+@builtin
+def sum(input, axis=None, keep_dims=False, dtype=None, _semantic=None):
+    return _semantic.sum(_semantic.to_tensor(input), _unwrap_if_constexpr(axis),
+                         bool(_unwrap_if_constexpr(keep_dims)), _unwrap_if_constexpr(dtype))
+
+
+@_tensor_member_fn
+@builtin
+def max(input, axis=None, return_indices=False, return_indices_tie_break_left=True,
+        keep_dims=False, _semantic=None):
+    res = _semantic.minmax_reduce(
+        "max", _semantic.to_tensor(input), _unwrap_if_constexpr(axis),
+        bool(_unwrap_if_constexpr(return_indices)),
+        bool(_unwrap_if_constexpr(return_indices_tie_break_left)),
+        bool(_unwrap_if_constexpr(keep_dims)))
+    return tuple(res) if isinstance(res, builtins.tuple) else res
+
+
+@_tensor_member_fn
+@builtin
+def min(input, axis=None, return_indices=False, return_indices_tie_break_left=True,
+        keep_dims=False, _semantic=None):
+    res = _semantic.minmax_reduce(
+        "min", _semantic.to_tensor(input), _unwrap_if_constexpr(axis),
+        bool(_unwrap_if_constexpr(return_indices)),
+        bool(_unwrap_if_constexpr(return_indices_tie_break_left)),
+        bool(_unwrap_if_constexpr(keep_dims)))
+    return tuple(res) if isinstance(res, builtins.tuple) else res
+
+
+@_tensor_member_fn
+@builtin
+def argmax(input, axis, tie_break_left=True, keep_dims=False, _semantic=None):
+    _, idx = _semantic.minmax_reduce("max", _semantic.to_tensor(input),
+                                     _unwrap_if_constexpr(axis), True,
+                                     bool(_unwrap_if_constexpr(tie_break_left)),
+                                     bool(_unwrap_if_constexpr(keep_dims)))
+    return idx
+
+
+@_tensor_member_fn
+@builtin
+def argmin(input, axis, tie_break_left=True, keep_dims=False, _semantic=None):
+    _, idx = _semantic.minmax_reduce("min", _semantic.to_tensor(input),
+                                     _unwrap_if_constexpr(axis), True,
+                                     bool(_unwrap_if_constexpr(tie_break_left)),
+                                     bool(_unwrap_if_constexpr(keep_dims)))
+    return idx
+
+
+@_tensor_member_fn
+@builtin
+def xor_sum(input, axis=None, keep_dims=False, _semantic=None):
+    return _semantic.bitwise_reduce("xor", _semantic.to_tensor(input),
+                                    _unwrap_if_constexpr(axis),
+                                    bool(_unwrap_if_constexpr(keep_dims)))
+
+
+@_tensor_member_fn
+@builtin
+def reduce_or(input, axis, keep_dims=False, _semantic=None):
+    return _semantic.bitwise_reduce("or", _semantic.to_tensor(input), _unwrap_if_constexpr(axis),
+                                    bool(_unwrap_if_constexpr(keep_dims)))
+
+
+@_tensor_member_fn
+@builtin
+def cumsum(input, axis=0, reverse=False, dtype=None, _semantic=None):
+    return _semantic.cumulative("sum", _semantic.to_tensor(input), _unwrap_if_constexpr(axis),
+                                bool(_unwrap_if_constexpr(reverse)), _unwrap_if_constexpr(dtype))
+
+
+@_tensor_member_fn
+@builtin
+def cumprod(input, axis=0, reverse=False, _semantic=None):
+    return _semantic.cumulative("prod", _semantic.to_tensor(input), _unwrap_if_constexpr(axis),
+                                bool(_unwrap_if_constexpr(reverse)), None)
+
+
+# --------------------------------------------------------------------------------------------
+# hints and debugging
+# --------------------------------------------------------------------------------------------
+
+def _hint_values(values):
+    values = _unwrap_if_constexpr(values)
+    if isinstance(values, int):
+        values = [values]
+    out = []
+    for i, d in enumerate(values):
+        d = _unwrap_if_constexpr(d)
+        if isinstance(d, bool) or not isinstance(d, int):
+            raise TypeError(f"values element {i} must have type `constexpr[int]`, got "
+                            f"`constexpr[{type(d).__name__}]`")
+        out.append(d)
+    return out
+
+
+@builtin
+def multiple_of(input, values, _semantic=None):
+    return _semantic.hint(input, "tt.divisibility", _hint_values(values))
+
+
+@builtin
+def max_contiguous(input, values, _semantic=None):
+    return _semantic.hint(input, "tt.contiguity", _hint_values(values))
+
+
+@builtin
+def max_constancy(input, values, _semantic=None):
+    return _semantic.hint(input, "tt.constancy", _hint_values(values))
+
+
+@builtin
+def assume(cond, _semantic=None):
+    return _semantic.assume(_unwrap_if_constexpr(cond))
+
+
+@builtin
+def debug_barrier(_semantic=None):
+    return _semantic.debug_barrier()
+
+
+@builtin
+def static_print(*values, sep=" ", end="\n", file=None, flush=False, _semantic=None):
+    # The frontend evaluates static_print itself (so it runs once per compile).
+    builtins.print(*[_unwrap_if_constexpr(v) for v in values], sep=sep, end=end, file=file,
+                   flush=flush)
+
+
+@builtin
+def static_assert(cond, msg="", _semantic=None):
+    # The frontend intercepts static_assert to raise CompileTimeAssertionFailure at the
+    # call site; this body only runs when called indirectly.
+    if not _unwrap_if_constexpr(cond):
+        raise AssertionError(f"static_assert failed: {_unwrap_if_constexpr(msg)}")
+
+
+@builtin
+def device_print(prefix, *args, hex=False, _semantic=None):
+    import string
+    prefix = _unwrap_if_constexpr(prefix)
+    if not isinstance(prefix, str):
+        # `print(x)` without a prefix string: print the values with an empty prefix.
+        args = (prefix,) + args
+        prefix = ""
+    if any(ch not in string.printable for ch in prefix):
+        raise ValueError(f"{prefix!r} is not an ascii string")
+    return _semantic.device_print(prefix, [_semantic.to_tensor(a) for a in args],
+                                  bool(_unwrap_if_constexpr(hex)))
+
+
+@builtin
+def device_assert(cond, msg="", mask=None, _semantic=None):
+    msg = _unwrap_if_constexpr(msg)
+    mask = _unwrap_if_constexpr(mask)
+    if mask is not None:
+        mask = _semantic.to_tensor(mask)
+    return _semantic.device_assert(_semantic.to_tensor(cond), str(msg), mask)
+
+
+@builtin
+def inline_asm_elementwise(asm, constraints, args, dtype, is_pure, pack, _semantic=None):
+    raise NotImplementedError("inline_asm_elementwise (PTX inline assembly) is not supported by "
+                              "triton_tile; write the operation with tl ops instead")
+
+
+@builtin
+def dot_scaled(lhs, lhs_scale, lhs_format, rhs, rhs_scale, rhs_format, acc=None, fast_math=False,
+               lhs_k_pack=True, rhs_k_pack=True, out_dtype=float32, _semantic=None):
+    raise NotImplementedError("dot_scaled (microscaling formats) is not supported by triton_tile "
+                              "yet; dequantize the operands and use tl.dot")
+
+
+@builtin
+def make_block_ptr(base, shape, strides, offsets, block_shape, order, _semantic=None):
+    raise NotImplementedError("make_block_ptr is not supported by this frontend yet")
+
+
+@builtin
+def advance(base, offsets, _semantic=None):
+    raise NotImplementedError("advance (block pointers) is not supported by this frontend yet")
+
+
+@builtin
+def make_tensor_descriptor(base, shape, strides, block_shape, padding_option="zero",
+                           _semantic=None):
+    raise NotImplementedError("make_tensor_descriptor is not supported by this frontend yet")
+
+
+# --------------------------------------------------------------------------------------------
+# tensor methods
+# --------------------------------------------------------------------------------------------
+
+def _install_tensor_members():
+    for fn in _TENSOR_MEMBERS:
+        name = fn.__name__
+        if name in tensor.__dict__:
+            continue
+
+        def make(f):
+            @functools.wraps(f)
+            def method(self, *args, **kwargs):
+                return f(self, *args, **kwargs)
+            method.__triton_builtin__ = True
+            return method
+
+        setattr(tensor, name, make(fn))
+
+
+def _math_tensor_members(module):
+    """Called by language/__init__ once math.py is loaded: `x.exp()` etc."""
+    for name in ("exp", "exp2", "log", "log2", "sqrt", "sqrt_rn", "rsqrt", "sin", "cos", "abs",
+                 "floor", "ceil", "erf", "fma", "sigmoid", "softmax", "cdiv", "umulhi"):
+        fn = getattr(module, name, None)
+        if fn is not None and not hasattr(tensor, name):
+            _TENSOR_MEMBERS.append(fn)
+    _install_tensor_members()
+
+
+_install_tensor_members()
+
+# Python's float32 normal range, for literal typing.
+_FP32_MIN_NORMAL = 2.0**-126
+_FP32_MAX = (2 - 2.0**-23) * 2.0**127
+
+
+def float_literal_dtype(x: float) -> dtype:
+    """Python floats are fp32 unless outside fp32's normal range (then fp64)."""
+    if x == 0 or x != x or x in (float("inf"), float("-inf")) or \
+            _FP32_MIN_NORMAL <= abs(x) <= _FP32_MAX:
+        return float32
+    return float64
+
+
+def int_literal_dtype(x: int) -> dtype:
+    if -2**31 <= x < 2**31:
+        return int32
+    if 2**31 <= x < 2**32:
+        return uint32
+    if -2**63 <= x < 2**63:
+        return int64
+    if 2**63 <= x < 2**64:
+        return uint64
+    raise ValueError(f"Nonrepresentable integer {x}.")
+
+pi32_t = pointer_type(int32)

@@ -1,0 +1,5 @@
+"""`tl.extra`: vendor-flavoured helpers. `libdevice` maps CUDA libdevice names onto TTIR."""
+
+from . import cuda, libdevice
+
+__all__ = ["cuda", "libdevice"]
