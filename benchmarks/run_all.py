@@ -1,0 +1,115 @@
+"""One table, measured in one run: triton_tile's executor vs numpy doing the same work, and
+(when `triton` and `torch` are installed) vs Triton's interpreter on the same kernels.
+
+    python benchmarks/run_all.py [--quick] [--only vector_add softmax] [--no-interp] [--check]
+
+The interpreter runs each script in a subprocess (TRITON_INTERPRET is read when kernels are
+decorated) on a small size; its time is scaled linearly by the amount of work to the full
+size. ratio = numpy ms / ours ms (above 1: faster than numpy); speedup = interpreter ms /
+ours ms. With --check, the exit code says whether every target below was met.
+"""
+
+import argparse
+import importlib
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+SCRIPTS = ["vector_add", "softmax", "matmul", "layer_norm"]
+# Minimum ratio to numpy on a 2-core machine, and minimum speedup over the interpreter.
+RATIO_TARGETS = {"vector_add": 0.8, "softmax": 1.0, "matmul": 0.3}
+SPEEDUP_TARGET = 500.0
+
+
+def interp_available() -> bool:
+    return all(importlib.util.find_spec(m) is not None for m in ("triton", "torch"))
+
+
+def run_interp(name: str, size: dict) -> dict:
+    env = dict(os.environ, TT_BENCH_IMPL="triton", TRITON_INTERPRET="1")
+    proc = subprocess.run([sys.executable, os.path.join(HERE, name + ".py"), "--interp",
+                           json.dumps(size)], env=env, capture_output=True, text=True,
+                          timeout=1800)
+    if proc.returncode != 0:
+        tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["?"]
+        return {"error": tail[0][:100]}
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def quick_size(size: dict) -> dict:
+    return {k: max(16, v // 8) for k, v in size.items()}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--device", default="cpu", help="cpu (cuda: not yet supported)")
+    ap.add_argument("--quick", action="store_true", help="smaller sizes, shorter timing")
+    ap.add_argument("--only", nargs="*", choices=SCRIPTS)
+    ap.add_argument("--no-interp", action="store_true", help="skip Triton's interpreter")
+    ap.add_argument("--check", action="store_true", help="exit 1 if a target is missed")
+    args = ap.parse_args(argv)
+    if args.device != "cpu":
+        print(f"--device {args.device}: not yet supported (the GPU path arrives with the Tile "
+              "IR backend); use --device cpu", file=sys.stderr)
+        return 2
+
+    from common import time_ms  # triton_tile is imported here, not before --device is seen
+
+    import triton_tile.knobs as knobs
+
+    interp = not args.no_interp and interp_available()
+    rep = 50.0 if args.quick else 300.0
+    print(f"triton_tile benchmarks on cpu, {knobs.num_threads} threads"
+          + ("" if interp else "; Triton interpreter: not installed (pip install triton torch)"
+             if not args.no_interp else ""))
+    header = ["kernel", "size", "ok", "ours ms", "numpy ms", "ratio", "ours", "interp ms",
+              "speedup"]
+    rows, misses = [], []
+    for name in args.only or SCRIPTS:
+        mod = importlib.import_module(name)
+        size = quick_size(mod.FULL) if args.quick else mod.FULL
+        state = mod.setup(size)
+        ok = mod.check(state)
+        ours_ms = time_ms(mod.ours(state), rep)
+        np_ms = time_ms(mod.numpy_ref(state), rep)
+        value, unit = mod.metric(size, ours_ms)
+        ratio = np_ms / ours_ms
+        interp_ms = speedup = None
+        note = ""
+        if interp:
+            res = run_interp(name, mod.SMALL)
+            if "error" in res:
+                note = res["error"]
+            else:
+                interp_ms = res["ms"] * mod.work(size) / mod.work(mod.SMALL)
+                speedup = interp_ms / ours_ms
+        rows.append([mod.NAME, mod.label(size), "yes" if ok else "NO", f"{ours_ms:.3f}",
+                     f"{np_ms:.3f}", f"{ratio:.2f}x", f"{value:.1f} {unit}",
+                     "-" if interp_ms is None else f"{interp_ms:.0f}",
+                     "-" if speedup is None else f"{speedup:.0f}x"])
+        if note:
+            rows[-1].append(f"(interp: {note})")
+        if not ok:
+            misses.append(f"{name}: wrong result")
+        if name in RATIO_TARGETS and ratio < RATIO_TARGETS[name]:
+            misses.append(f"{name}: {ratio:.2f}x numpy < target {RATIO_TARGETS[name]}x")
+        if speedup is not None and speedup < SPEEDUP_TARGET:
+            misses.append(f"{name}: {speedup:.0f}x the interpreter < target {SPEEDUP_TARGET}x")
+        print(f"  measured {name}", file=sys.stderr, flush=True)
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
+    print("  ".join(h.ljust(w) for h, w in zip(header, widths)))
+    print("  ".join("-" * w for w in widths))
+    for r in rows:
+        print("  ".join(c.ljust(w) for c, w in zip(r, widths)) + " ".join(r[len(header):]))
+    print()
+    print("targets (2 cores): " + ("all met" if not misses else "missed: " + "; ".join(misses)))
+    return 1 if (args.check and misses) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,560 @@
+// Preparation: storage classes, liveness-based register assignment, emission dispatch.
+// See compiler.h for the steps and program.h for the execution model.
+#include "exec/compiler.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <map>
+
+#include "exec/casts.h"
+#include "ir/printer.h"
+
+namespace tt::exec {
+
+const char *dtypeName(DType d) {
+  static const char *names[] = {"i1",  "i8",  "i16", "i32",      "i64",    "f16",
+                                "bf16", "f32", "f64", "f8E4M3FN", "f8E5M2", "ptr"};
+  return names[static_cast<int>(d)];
+}
+
+DType dtypeOf(Type t) {
+  if (t.isPtr())
+    return DType::Ptr;
+  if (t.isInt()) {
+    switch (t.intWidth()) {
+    case 1:
+      return DType::I1;
+    case 8:
+      return DType::I8;
+    case 16:
+      return DType::I16;
+    case 32:
+      return DType::I32;
+    case 64:
+      return DType::I64;
+    }
+  }
+  if (t.isFloat()) {
+    switch (t.floatKind()) {
+    case FloatKind::F16:
+      return DType::F16;
+    case FloatKind::BF16:
+      return DType::BF16;
+    case FloatKind::F32:
+      return DType::F32;
+    case FloatKind::F64:
+      return DType::F64;
+    case FloatKind::F8E4M3FN:
+      return DType::F8E4M3;
+    case FloatKind::F8E5M2:
+      return DType::F8E5M2;
+    default:
+      break;
+    }
+  }
+  throw std::invalid_argument("the CPU executor cannot hold values of type " + t.str());
+}
+
+namespace {
+
+constexpr size_t kAlign = 64;
+size_t alignUp(size_t n) { return (n + kAlign - 1) & ~(kAlign - 1); }
+
+bool isCombineOp(const Operation &op) { return op.is("tt.reduce") || op.is("tt.scan"); }
+bool isLoopOp(const Operation &op) { return op.is("scf.for") || op.is("scf.while"); }
+
+// First-fit allocator over the live part of the arena.
+class FreeList {
+public:
+  size_t alloc(size_t bytes) {
+    for (auto it = free_.begin(); it != free_.end(); ++it) {
+      if (it->second >= bytes) {
+        size_t off = it->first;
+        size_t rest = it->second - bytes;
+        free_.erase(it);
+        if (rest)
+          free_[off + bytes] = rest;
+        return off;
+      }
+    }
+    // Grow the top; a free block touching the top is extended.
+    if (!free_.empty()) {
+      auto last = std::prev(free_.end());
+      if (last->first + last->second == top_) {
+        size_t off = last->first;
+        free_.erase(last);
+        top_ = off + bytes;
+        return off;
+      }
+    }
+    size_t off = top_;
+    top_ += bytes;
+    return off;
+  }
+  void release(size_t off, size_t bytes) {
+    auto it = free_.emplace(off, bytes).first;
+    auto next = std::next(it);
+    if (next != free_.end() && it->first + it->second == next->first) {
+      it->second += next->second;
+      free_.erase(next);
+    }
+    if (it != free_.begin()) {
+      auto prev = std::prev(it);
+      if (prev->first + prev->second == it->first) {
+        prev->second += it->second;
+        free_.erase(it);
+      }
+    }
+  }
+  size_t top() const { return top_; }
+
+private:
+  std::map<size_t, size_t> free_;
+  size_t top_ = 0;
+};
+
+void fillConst(char *dst, DType dt, bool isFloat, double f, int64_t i) {
+  switch (dt) {
+  case DType::F16:
+    storeAs<uint16_t>(dst, static_cast<uint16_t>(encodeSmallFloat(isFloat ? f : double(i),
+                                                                  kF16Format, Rounding::RTNE)));
+    break;
+  case DType::BF16:
+    storeAs<uint16_t>(dst, static_cast<uint16_t>(encodeSmallFloat(isFloat ? f : double(i),
+                                                                  kBF16Format, Rounding::RTNE)));
+    break;
+  case DType::F32:
+    storeAs<float>(dst, static_cast<float>(isFloat ? f : double(i)));
+    break;
+  case DType::F64:
+    storeAs<double>(dst, isFloat ? f : double(i));
+    break;
+  case DType::F8E4M3:
+    storeAs<uint8_t>(dst, f64ToFp8e4m3(isFloat ? f : double(i), Rounding::RTNE));
+    break;
+  case DType::F8E5M2:
+    storeAs<uint8_t>(dst, f64ToFp8e5m2(isFloat ? f : double(i), Rounding::RTNE));
+    break;
+  default:
+    writeIntTrunc(dst, dt, isFloat ? static_cast<int64_t>(f) : i);
+    break;
+  }
+}
+
+std::atomic<uint64_t> nextProgramUid{1};
+
+} // namespace
+
+const Compiler::ValueInfo &Compiler::info(const Value *v) const {
+  auto it = infos_.find(v);
+  if (it == infos_.end() || !it->second.assigned)
+    throw ExecError("internal error in the TTIR executor: a value of type " + v->type.str() +
+                    " has no register" +
+                    (v->def ? " (defined by " + v->def->name() + " at " +
+                                  locationString(v->def->loc()) + ")"
+                            : std::string(" (a block argument)")));
+  return it->second;
+}
+
+const Value *Compiler::rootOf(const Value *v) const {
+  auto it = root_.find(v);
+  while (it != root_.end() && it->second != v) {
+    v = it->second;
+    it = root_.find(v);
+  }
+  return v;
+}
+
+bool Compiler::constInt(const Value *v, int64_t &out) const {
+  for (const Value *cur = v;;) {
+    const Operation *d = cur->def;
+    if (!d)
+      return false;
+    if (d->is("arith.constant")) {
+      Attribute a = d->attr("value");
+      if (a.kind() == Attribute::Kind::Int || a.kind() == Attribute::Kind::Bool) {
+        out = a.getInt();
+        return true;
+      }
+      if (a.kind() == Attribute::Kind::Dense && !a.denseIsFloat()) {
+        out = a.getInt();
+        return true;
+      }
+      return false;
+    }
+    if (d->is("tt.splat") || d->is("tt.broadcast") || d->is("tt.expand_dims") ||
+        d->is("tt.reshape")) {
+      cur = d->operand(0);
+      continue;
+    }
+    return false;
+  }
+}
+
+// ---- step 1: storage classes and constants ----
+
+void Compiler::classify(const Operation &func) {
+  const Block &entry = *func.region(0)->front();
+  auto setInfo = [&](const Value *v) -> ValueInfo & {
+    ValueInfo &vi = infos_[v];
+    vi.dt = dtypeOf(v->type.element());
+    vi.numel = v->type.numel();
+    return vi;
+  };
+  // Arguments live in the constant prefix.
+  for (size_t i = 0; i < entry.numArgs(); ++i) {
+    const Value *a = entry.arg(i);
+    ValueInfo &vi = setInfo(a);
+    if (!a->type.isScalar())
+      throw ExecError("kernel " + pd_.kernelName + ": argument " + std::to_string(i) +
+                      " has type " + a->type.str() + "; kernel arguments must be scalars");
+    vi.off = static_cast<uint32_t>(constBytes_);
+    vi.assigned = true;
+    constBytes_ += alignUp(dtypeSize(vi.dt));
+    pd_.args.push_back({vi.off, vi.dt, a->type.isPtr()});
+  }
+
+  std::function<void(const Block &, bool)> walkBlock = [&](const Block &b, bool inCombine) {
+    for (const auto &opPtr : b.ops()) {
+      const Operation &op = *opPtr;
+      bool combine = inCombine || isCombineOp(op);
+      for (size_t r = 0; r < op.numRegions(); ++r)
+        for (const auto &blk : op.region(r)->blocks)
+          if (!combine)
+            for (size_t i = 0; i < blk->numArgs(); ++i)
+              setInfo(blk->arg(i));
+      if (op.is("arith.constant") || op.is("tt.make_range")) {
+        const Value *v = op.result(0);
+        ValueInfo &vi = setInfo(v);
+        ConstVal cv{v, false, 0, 0, op.is("tt.make_range")};
+        if (cv.iota) {
+          cv.i = op.intAttr("start");
+        } else {
+          Attribute a = op.attr("value");
+          if (a.kind() == Attribute::Kind::Float ||
+              (a.kind() == Attribute::Kind::Dense && a.denseIsFloat())) {
+            cv.isFloat = true;
+            cv.f = a.getFloat();
+          } else if (a.kind() == Attribute::Kind::Int || a.kind() == Attribute::Kind::Bool ||
+                     a.kind() == Attribute::Kind::Dense) {
+            cv.i = a.getInt();
+          } else {
+            fail(op, "unsupported constant " + a.str());
+          }
+          vi.bcast = v->type.isTensor(); // a splat: one element stands for all
+        }
+        size_t elems = (vi.bcast ? 1 : vi.numel);
+        vi.off = static_cast<uint32_t>(constBytes_);
+        vi.assigned = true;
+        constBytes_ += alignUp(elems * dtypeSize(vi.dt));
+        consts_.push_back(cv);
+      } else if (!inCombine) {
+        for (size_t i = 0; i < op.numResults(); ++i)
+          setInfo(op.result(i));
+        const Value *res = op.numResults() ? op.result(0) : nullptr;
+        if (op.is("tt.splat")) {
+          setRoot(res, op.operand(0));
+          infos_[res].bcast = true;
+        } else if (op.is("tt.broadcast") && infos_[op.operand(0)].bcast) {
+          setRoot(res, op.operand(0));
+          infos_[res].bcast = true;
+        } else if (op.is("tt.reshape") || op.is("tt.expand_dims") || op.is("tt.bitcast") ||
+                   op.is("arith.bitcast") || op.is("tt.int_to_ptr") || op.is("tt.ptr_to_int")) {
+          setRoot(res, op.operand(0));
+          infos_[res].bcast = infos_[op.operand(0)].bcast;
+        } else if (op.is("scf.for")) {
+          const Block &body = *op.region(0)->front();
+          for (size_t i = 0; i < op.numResults(); ++i)
+            setRoot(op.result(i), body.arg(i + 1));
+        } else if (op.is("scf.while")) {
+          const Block &after = *op.region(1)->front();
+          for (size_t i = 0; i < op.numResults(); ++i)
+            setRoot(op.result(i), after.arg(i));
+        }
+      }
+      for (size_t r = 0; r < op.numRegions(); ++r)
+        for (const auto &blk : op.region(r)->blocks)
+          walkBlock(*blk, combine);
+    }
+  };
+  walkBlock(entry, false);
+  // Compact pointer tiles hold a row address and a lane limit per row (affine.h).
+  for (auto &kv : affine_.compact) {
+    ValueInfo &vi = infos_[kv.first];
+    vi.dt = DType::Ptr;
+    vi.numel = 2 * kv.second.rows;
+  }
+}
+
+// ---- step 2: liveness and register assignment ----
+
+void Compiler::allocate(const Operation &func) {
+  std::unordered_map<const Operation *, int64_t> pos, endPos;
+  std::unordered_map<const Value *, int64_t> defPos;
+  std::vector<const Operation *> order;
+  int64_t counter = 0;
+  std::function<void(const Block &)> number = [&](const Block &b) {
+    for (const auto &opPtr : b.ops()) {
+      const Operation *op = opPtr.get();
+      pos[op] = counter++;
+      order.push_back(op);
+      for (size_t i = 0; i < op->numResults(); ++i)
+        defPos[op->result(i)] = pos[op];
+      if (!isCombineOp(*op))
+        for (size_t r = 0; r < op->numRegions(); ++r)
+          for (const auto &blk : op->region(r)->blocks) {
+            for (size_t i = 0; i < blk->numArgs(); ++i)
+              defPos[blk->arg(i)] = pos[op];
+            number(*blk);
+          }
+      endPos[op] = counter - 1;
+    }
+  };
+  number(*func.region(0)->front());
+
+  // Storage classes that need a live register: roots without one yet.
+  struct Interval {
+    int64_t start = INT64_MAX, end = -1;
+    size_t bytes = 0;
+  };
+  std::unordered_map<const Value *, Interval> iv;
+  for (auto &kv : infos_) {
+    const Value *v = kv.first;
+    if (kv.second.assigned || !defPos.count(v))
+      continue;
+    const Value *r = rootOf(v);
+    if (infos_[r].assigned)
+      continue;
+    Interval &in = iv[r];
+    in.start = std::min(in.start, defPos[v]);
+    in.end = std::max(in.end, defPos[v]);
+    size_t elems = kv.second.bcast ? 1 : static_cast<size_t>(kv.second.numel);
+    in.bytes = std::max(in.bytes, alignUp(elems * dtypeSize(kv.second.dt)));
+  }
+  // Loop-carried registers live across their whole loop.
+  for (const Operation *op : order) {
+    if (!isLoopOp(*op))
+      continue;
+    for (size_t r = 0; r < op->numRegions(); ++r)
+      for (const auto &blk : op->region(r)->blocks)
+        for (size_t i = 0; i < blk->numArgs(); ++i) {
+          auto it = iv.find(rootOf(blk->arg(i)));
+          if (it != iv.end())
+            it->second.end = std::max(it->second.end, endPos[op]);
+        }
+  }
+  // Uses; a use inside a loop the storage was not defined in keeps it to the loop's end.
+  for (const Operation *op : order) {
+    for (const Value *v : op->operands) {
+      auto it = iv.find(rootOf(v));
+      if (it == iv.end())
+        continue;
+      int64_t use = pos[op];
+      for (const Operation *a = op->parentOp(); a && a != &func; a = a->parentOp())
+        if (isLoopOp(*a) && it->second.start < pos[a])
+          use = std::max(use, endPos[a]);
+      it->second.end = std::max(it->second.end, use);
+    }
+  }
+
+  std::vector<std::pair<const Value *, Interval>> byStart(iv.begin(), iv.end());
+  std::sort(byStart.begin(), byStart.end(), [](const auto &a, const auto &b) {
+    return a.second.start != b.second.start ? a.second.start < b.second.start
+                                            : a.first->id < b.first->id;
+  });
+  std::vector<std::pair<const Value *, Interval>> active;
+  FreeList fl;
+  std::unordered_map<const Value *, size_t> offs;
+  for (auto &e : byStart) {
+    // Release every storage that died before this one starts.
+    for (size_t k = 0; k < active.size();) {
+      if (active[k].second.end < e.second.start) {
+        fl.release(offs[active[k].first], active[k].second.bytes);
+        active[k] = active.back();
+        active.pop_back();
+      } else {
+        ++k;
+      }
+    }
+    offs[e.first] = fl.alloc(e.second.bytes);
+    active.push_back(e);
+  }
+  liveBytes_ = alignUp(fl.top());
+  for (auto &kv : infos_) {
+    if (kv.second.assigned || !defPos.count(kv.first))
+      continue;
+    const Value *r = rootOf(kv.first);
+    const ValueInfo &ri = infos_[r];
+    if (ri.assigned) {
+      kv.second.off = ri.off;
+    } else {
+      kv.second.off = static_cast<uint32_t>(constBytes_ + offs.at(r));
+    }
+    kv.second.assigned = true;
+  }
+}
+
+// ---- emission ----
+
+Ref Compiler::ref(const Value *v, bool allowBcast) {
+  const ValueInfo &vi = info(v);
+  if (!vi.bcast || vi.numel == 1)
+    return {vi.off, false};
+  if (allowBcast)
+    return {vi.off, true};
+  // Materialize the splat into a scratch register, here, before its user (which must not have
+  // emitted an instruction yet: that would put the fill after it).
+  if (emitted_)
+    throw ExecError("internal error in the TTIR executor: an operand of " +
+                    (v->def ? v->def->name() : std::string("a block argument")) +
+                    " was materialized after its user's instruction");
+  int es = dtypeSize(vi.dt);
+  uint32_t dst = scratch(static_cast<size_t>(vi.numel) * es);
+  Inst inst;
+  inst.fn = fillKernel(es);
+  inst.out = dst;
+  inst.in[0] = {vi.off, true};
+  inst.n = vi.numel;
+  cur_->push_back(inst);
+  return {dst, false};
+}
+
+uint32_t Compiler::out(const Value *v) const {
+  const ValueInfo &vi = info(v);
+  return vi.off;
+}
+
+Inst &Compiler::emit(KernelFn fn, const Operation &op) {
+  Inst inst;
+  inst.fn = fn;
+  inst.site = site(op);
+  cur_->push_back(inst);
+  emitted_ = true;
+  return cur_->back();
+}
+
+uint32_t Compiler::scratch(size_t bytes) {
+  size_t off = constBytes_ + liveBytes_ + scratchBytes_;
+  scratchBytes_ += alignUp(std::max<size_t>(bytes, 1));
+  if (constBytes_ + liveBytes_ + scratchBytes_ > UINT32_MAX)
+    throw ExecError("kernel " + pd_.kernelName + " needs more than 4 GiB of registers");
+  return static_cast<uint32_t>(off);
+}
+
+const OpSite *Compiler::site(const Operation &op) {
+  auto it = sites_.find(&op);
+  if (it != sites_.end())
+    return it->second;
+  auto s = std::make_unique<OpSite>();
+  s->opName = op.name();
+  s->loc = locationString(op.loc());
+  const OpSite *raw = s.get();
+  pd_.sites.push_back(std::move(s));
+  sites_[&op] = raw;
+  return raw;
+}
+
+void Compiler::fail(const Operation &op, const std::string &msg) const {
+  throw ExecError(op.name() + " at " + locationString(op.loc()) + ": " + msg);
+}
+
+void Compiler::assignRegion(const Block &b, int64_t numel) {
+  auto give = [&](const Value *v) {
+    ValueInfo &vi = infos_[v];
+    if (vi.assigned)
+      return; // constants
+    vi.dt = dtypeOf(v->type.element());
+    vi.numel = numel * v->type.numel();
+    vi.off = scratch(static_cast<size_t>(vi.numel) * dtypeSize(vi.dt));
+    vi.assigned = true;
+  };
+  for (size_t i = 0; i < b.numArgs(); ++i)
+    give(b.arg(i));
+  for (const auto &op : b.ops()) {
+    for (size_t i = 0; i < op->numResults(); ++i)
+      give(op->result(i));
+    for (size_t r = 0; r < op->numRegions(); ++r)
+      for (const auto &blk : op->region(r)->blocks)
+        assignRegion(*blk, numel);
+  }
+}
+
+void Compiler::setRegionNumel(const Block &b, int64_t numel) {
+  auto set = [&](const Value *v) {
+    ValueInfo &vi = infos_[v];
+    vi.numel = numel * v->type.numel();
+  };
+  for (size_t i = 0; i < b.numArgs(); ++i)
+    set(b.arg(i));
+  for (const auto &op : b.ops()) {
+    for (size_t i = 0; i < op->numResults(); ++i)
+      set(op->result(i));
+    for (size_t r = 0; r < op->numRegions(); ++r)
+      for (const auto &blk : op->region(r)->blocks)
+        setRegionNumel(*blk, numel);
+  }
+}
+
+void Compiler::compileBlock(const Block &b, InstList &list) {
+  InstList *saved = cur_;
+  bool savedEmitted = emitted_;
+  cur_ = &list;
+  for (const auto &op : b.ops()) {
+    if (op->info()->has(kTerminator))
+      continue;
+    emitOp(*op);
+  }
+  cur_ = saved;
+  emitted_ = savedEmitted;
+}
+
+void Compiler::emitOp(const Operation &op) {
+  static const EmitFn emitters[] = {emitElementwise, emitCast,    emitMemory,
+                                    emitShape,       emitReduce,  emitDot,
+                                    emitControlFlow, emitMisc};
+  for (EmitFn e : emitters) {
+    emitted_ = false;
+    if (e(*this, op)) {
+      emitted_ = false;
+      return;
+    }
+  }
+  if (op.is("tt.call"))
+    fail(op, "calls must be inlined before the executor runs (run the `inline` pass)");
+  fail(op, "the CPU executor does not support this op");
+}
+
+void Compiler::buildConstImage() {
+  pd_.constImage.assign(constBytes_, 0);
+  for (const ConstVal &cv : consts_) {
+    const ValueInfo &vi = infos_.at(cv.v);
+    int es = dtypeSize(vi.dt);
+    char *dst = pd_.constImage.data() + vi.off;
+    if (cv.iota) {
+      for (int64_t k = 0; k < vi.numel; ++k)
+        fillConst(dst + k * es, vi.dt, false, 0, cv.i + k);
+    } else {
+      fillConst(dst, vi.dt, cv.isFloat, cv.f, cv.i);
+    }
+  }
+}
+
+void Compiler::prepare(const Operation &func) {
+  if (!func.is("tt.func") || func.numRegions() != 1 || func.region(0)->blocks.size() != 1)
+    throw ExecError("kernel " + pd_.kernelName + " is not a tt.func with one block");
+  try {
+    affine_ = analyzeAffine(func);
+    classify(func);
+  } catch (const std::invalid_argument &e) {
+    throw ExecError("kernel " + pd_.kernelName + ": " + e.what());
+  }
+  allocate(func);
+  compileBlock(*func.region(0)->front(), pd_.body);
+  buildConstImage();
+  pd_.arenaBytes = constBytes_ + liveBytes_ + scratchBytes_;
+  pd_.uid = nextProgramUid.fetch_add(1);
+  pd_.numInsts = pd_.body.size();
+}
+
+} // namespace tt::exec

@@ -1,0 +1,132 @@
+// Preparation of a TTIR kernel into a flat program (see program.h for the model).
+//
+// The Compiler runs in three steps over the kernel's tt.func:
+//  1. storage classes: which values are views of another value's register (tt.reshape,
+//     tt.expand_dims, bitcasts, scf.for/while results), which are splats of a scalar (tt.splat,
+//     dense splat constants, broadcasts of splats), which are constants (scalars, make_range);
+//  2. liveness over the pre-order walk of the function, where a use inside a loop keeps the
+//     value alive to the end of that loop; registers are assigned first fit from a free list;
+//  3. emission: each op is handed to the emitters (elementwise.cpp, cast_ops.cpp, memory.cpp,
+//     shape_ops.cpp, reduce.cpp, dot.cpp, control_flow.cpp, misc_ops.cpp) until one takes it.
+// Emitters only see this interface: operand references, result registers, scratch registers
+// and instruction creation. They never read values at prepare time except constants.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "exec/affine.h"
+#include "exec/errors.h"
+#include "exec/program.h"
+#include "ir/op_registry.h"
+#include "ir/operation.h"
+
+namespace tt::exec {
+
+class Compiler;
+using EmitFn = bool (*)(Compiler &, const Operation &);
+
+// The emitters, one per file; each returns false when the op is not one of its own.
+bool emitElementwise(Compiler &c, const Operation &op);
+bool emitCast(Compiler &c, const Operation &op);
+bool emitMemory(Compiler &c, const Operation &op);
+bool emitShape(Compiler &c, const Operation &op);
+bool emitReduce(Compiler &c, const Operation &op);
+bool emitDot(Compiler &c, const Operation &op);
+bool emitControlFlow(Compiler &c, const Operation &op);
+bool emitMisc(Compiler &c, const Operation &op);
+
+// True for ops whose every operand may be a broadcast scalar and whose result is computed
+// element by element (used by reduce/scan to run combine regions on whole vectors).
+bool isElementwiseOp(const Operation &op);
+
+class Compiler {
+public:
+  explicit Compiler(ProgramData &pd) : pd_(pd) {}
+  void prepare(const Operation &func);
+
+  // ---- operands and results ----
+  DType dtype(const Value *v) const { return info(v).dt; }
+  int64_t numel(const Value *v) const { return info(v).numel; }
+  bool isBcast(const Value *v) const { return info(v).bcast && info(v).numel > 1; }
+  // A reference to v's register. With allowBcast a splat comes back as its scalar with
+  // bcast = true; otherwise a splat is filled into a scratch register first.
+  Ref ref(const Value *v, bool allowBcast = false);
+  // The register a result is written to.
+  uint32_t out(const Value *v) const;
+  // A constant's value, when v is a scalar or splat constant (integers sign-extended).
+  bool constInt(const Value *v, int64_t &out) const;
+  // Static strides and compact pointer tiles (affine.h).
+  const CompactPtr *compact(const Value *v) const { return affine_.compactOf(v); }
+  bool intStride(const Value *v, int64_t &s) const { return affine_.intStrideOf(v, s); }
+
+  // ---- instructions ----
+  Inst &emit(KernelFn fn, const Operation &op);
+  template <class A> A *makeAux() {
+    auto p = std::make_unique<A>();
+    A *raw = p.get();
+    pd_.aux.push_back(std::move(p));
+    return raw;
+  }
+  // A register that lives for the whole program (scratch of one instruction, or state).
+  uint32_t scratch(size_t bytes);
+  const OpSite *site(const Operation &op);
+  [[noreturn]] void fail(const Operation &op, const std::string &msg) const;
+  // Emits the ops of a block except its terminator into `list`.
+  void compileBlock(const Block &b, InstList &list);
+
+  // ---- combine regions (tt.reduce, tt.scan) ----
+  // Gives every value of `b` (args and op results) a scratch register of `numel` elements;
+  // constants become broadcast scalars. Call once, then compileBlock per element count after
+  // setRegionNumel.
+  void assignRegion(const Block &b, int64_t numel);
+  void setRegionNumel(const Block &b, int64_t numel);
+
+private:
+  struct ValueInfo {
+    uint32_t off = 0;
+    int64_t numel = 1;
+    DType dt = DType::I32;
+    bool bcast = false; // the register holds one element standing for all numel
+    bool assigned = false;
+  };
+  const ValueInfo &info(const Value *v) const;
+
+  // Step 1.
+  void classify(const Operation &func);
+  // Step 2.
+  void allocate(const Operation &func);
+  void emitOp(const Operation &op);
+  void buildConstImage();
+
+  ProgramData &pd_;
+  AffineInfo affine_;
+  InstList *cur_ = nullptr;
+  bool emitted_ = false; // the op being emitted has emitted an instruction
+  std::unordered_map<const Value *, ValueInfo> infos_;
+  // Storage classes: value -> the value whose register it shares (itself when it owns one).
+  std::unordered_map<const Value *, const Value *> root_;
+  struct ConstVal {
+    const Value *v;
+    bool isFloat;
+    double f;
+    int64_t i;
+    bool iota; // make_range: start + index
+  };
+  std::vector<ConstVal> consts_;
+  std::unordered_map<const Operation *, const OpSite *> sites_;
+  size_t constBytes_ = 0, liveBytes_ = 0, scratchBytes_ = 0;
+  const Value *rootOf(const Value *v) const;
+  void setRoot(const Value *v, const Value *r) { root_[v] = rootOf(r); }
+  friend struct CompilerAccess;
+};
+
+// Kernels every emitter may use (control_flow.cpp): fill a register from a broadcast scalar
+// (in[0]) and copy a register (in[0], possibly broadcast) to `out`; n elements.
+KernelFn fillKernel(int elemBytes);
+KernelFn copyKernel(int elemBytes);
+
+} // namespace tt::exec

@@ -1,0 +1,215 @@
+// Emission of elementwise ops: arith/math binary, unary and ternary ops, comparisons,
+// arith.select and tt.addptr. Kernels are picked by (op, dtype, which operands are broadcast
+// scalars); see elementwise.h for the numeric rules.
+#include <string>
+#include <unordered_set>
+
+#include "exec/compiler.h"
+#include "exec/elementwise.h"
+
+namespace tt::exec {
+namespace {
+
+// An operand of an op producing n elements: broadcast when it is a splat or a scalar.
+Ref operand(Compiler &c, const Value *v, int64_t n) {
+  Ref r = c.ref(v, true);
+  if (!r.bcast && c.numel(v) == 1 && n > 1)
+    r.bcast = true;
+  return r;
+}
+
+// ---- arith.select ----
+template <class T, bool BC, bool BA, bool BB> void selectK(const Inst &I, Frame &F) {
+  const uint8_t *__restrict c = F.at<uint8_t>(I.in[0].off);
+  const T *__restrict a = F.at<T>(I.in[1].off);
+  const T *__restrict b = F.at<T>(I.in[2].off);
+  T *__restrict o = F.at<T>(I.out);
+  for (int64_t i = 0, n = I.n; i < n; ++i)
+    o[i] = c[BC ? 0 : i] ? a[BA ? 0 : i] : b[BB ? 0 : i];
+}
+
+template <class T> KernelFn pickSelectT(bool bc, bool ba, bool bb) {
+  if (bc) {
+    if (ba)
+      return bb ? selectK<T, 1, 1, 1> : selectK<T, 1, 1, 0>;
+    return bb ? selectK<T, 1, 0, 1> : selectK<T, 1, 0, 0>;
+  }
+  if (ba)
+    return bb ? selectK<T, 0, 1, 1> : selectK<T, 0, 1, 0>;
+  return bb ? selectK<T, 0, 0, 1> : selectK<T, 0, 0, 0>;
+}
+
+KernelFn pickSelect(int es, bool bc, bool ba, bool bb) {
+  switch (es) {
+  case 1:
+    return pickSelectT<uint8_t>(bc, ba, bb);
+  case 2:
+    return pickSelectT<uint16_t>(bc, ba, bb);
+  case 4:
+    return pickSelectT<uint32_t>(bc, ba, bb);
+  default:
+    return pickSelectT<uint64_t>(bc, ba, bb);
+  }
+}
+
+// ---- tt.addptr: ptr + offset * sizeof(pointee), offsets sign-extended; imm = log2(size) ----
+template <class Off, bool BP, bool BO> void addptrK(const Inst &I, Frame &F) {
+  const uint64_t *__restrict p = F.at<uint64_t>(I.in[0].off);
+  const Off *__restrict off = F.at<Off>(I.in[1].off);
+  uint64_t *__restrict o = F.at<uint64_t>(I.out);
+  const int sh = static_cast<int>(I.imm);
+  const int64_t n = I.n;
+  if constexpr (BP && !BO) {
+    const uint64_t base = p[0];
+    for (int64_t i = 0; i < n; ++i)
+      o[i] = base + (static_cast<uint64_t>(static_cast<int64_t>(off[i])) << sh);
+  } else {
+    for (int64_t i = 0; i < n; ++i)
+      o[i] = p[BP ? 0 : i] + (static_cast<uint64_t>(static_cast<int64_t>(off[BO ? 0 : i])) << sh);
+  }
+}
+
+template <class Off> KernelFn pickAddptrT(bool bp, bool bo) {
+  if (bp)
+    return bo ? addptrK<Off, 1, 1> : addptrK<Off, 1, 0>;
+  return bo ? addptrK<Off, 0, 1> : addptrK<Off, 0, 0>;
+}
+
+KernelFn pickAddptr(DType off, bool bp, bool bo) {
+  switch (off) {
+  case DType::I8:
+    return pickAddptrT<int8_t>(bp, bo);
+  case DType::I16:
+    return pickAddptrT<int16_t>(bp, bo);
+  case DType::I32:
+    return pickAddptrT<int32_t>(bp, bo);
+  case DType::I64:
+    return pickAddptrT<int64_t>(bp, bo);
+  default:
+    return nullptr;
+  }
+}
+
+int pointeeBytes(Type ptrType) {
+  Type pointee = ptrType.element().pointee();
+  return pointee.isPtr() ? 8 : dtypeSize(dtypeOf(pointee));
+}
+
+} // namespace
+
+bool isElementwiseOp(const Operation &op) {
+  static const std::unordered_set<std::string> names = {
+      "arith.addi",     "arith.subi",      "arith.muli",     "arith.divsi",    "arith.divui",
+      "arith.remsi",    "arith.remui",     "arith.andi",     "arith.ori",      "arith.xori",
+      "arith.shli",     "arith.shrsi",     "arith.shrui",    "arith.maxsi",    "arith.minsi",
+      "arith.maxui",    "arith.minui",     "tt.mulhiui",     "arith.addf",     "arith.subf",
+      "arith.mulf",     "arith.divf",      "arith.remf",     "arith.maxnumf",  "arith.minnumf",
+      "arith.maximumf", "arith.minimumf",  "arith.negf",     "tt.precise_divf", "math.absf",
+      "math.absi",      "math.sqrt",       "tt.precise_sqrt", "math.rsqrt",    "math.exp",
+      "math.exp2",      "math.log",        "math.log2",      "math.sin",       "math.cos",
+      "math.tan",       "math.tanh",       "math.floor",     "math.ceil",      "math.erf",
+      "math.fma",       "tt.clampf",       "arith.cmpi",     "arith.cmpf",     "arith.select",
+      "arith.extsi",    "arith.extui",     "arith.trunci",   "arith.extf",     "arith.truncf",
+      "arith.sitofp",   "arith.uitofp",    "arith.fptosi",   "arith.fptoui",   "arith.bitcast",
+      "tt.bitcast",     "tt.fp_to_fp",     "tt.int_to_ptr",  "tt.ptr_to_int",  "tt.addptr",
+      "arith.constant"};
+  return names.count(op.name()) != 0;
+}
+
+bool emitElementwise(Compiler &c, const Operation &op) {
+  const std::string &name = op.name();
+  if (op.numResults() != 1)
+    return false;
+  const Value *res = op.result(0);
+  int64_t n = c.numel(res);
+
+  if (name == "arith.select") {
+    Ref cond = operand(c, op.operand(0), n), a = operand(c, op.operand(1), n),
+        b = operand(c, op.operand(2), n);
+    Inst &I = c.emit(pickSelect(dtypeSize(c.dtype(res)), cond.bcast, a.bcast, b.bcast), op);
+    I.out = c.out(res);
+    I.in[0] = cond;
+    I.in[1] = a;
+    I.in[2] = b;
+    I.n = n;
+    return true;
+  }
+  if (name == "tt.addptr" && !c.compact(res)) {
+    Ref p = operand(c, op.operand(0), n), o = operand(c, op.operand(1), n);
+    KernelFn fn = pickAddptr(c.dtype(op.operand(1)), p.bcast, o.bcast);
+    if (!fn)
+      c.fail(op, "unsupported offset type " + op.operand(1)->type.str());
+    Inst &I = c.emit(fn, op);
+    I.out = c.out(res);
+    I.in[0] = p;
+    I.in[1] = o;
+    I.n = n;
+    I.imm = __builtin_ctz(static_cast<unsigned>(pointeeBytes(op.operand(0)->type)));
+    return true;
+  }
+
+  KernelFn fn = nullptr;
+  DType dt = op.numOperands() ? c.dtype(op.operand(0)) : DType::I32;
+  if (name == "arith.cmpi" || name == "arith.cmpf") {
+    Ref a = operand(c, op.operand(0), n), b = operand(c, op.operand(1), n);
+    int64_t pred = op.intAttr("predicate", -1);
+    fn = name == "arith.cmpi" ? ew::pickCmpI(pred, dt, a.bcast, b.bcast)
+                              : ew::pickCmpF(pred, dt, a.bcast, b.bcast);
+    if (!fn)
+      c.fail(op, "unsupported predicate " + std::to_string(pred) + " on " + dtypeName(dt));
+    Inst &I = c.emit(fn, op);
+    I.out = c.out(res);
+    I.in[0] = a;
+    I.in[1] = b;
+    I.n = n;
+    return true;
+  }
+
+  if (op.numOperands() == 2) {
+    Ref a = operand(c, op.operand(0), n), b = operand(c, op.operand(1), n);
+    fn = ew::pickIntBinary(name, dt, a.bcast, b.bcast);
+    if (!fn)
+      fn = ew::pickFloatBinary(name, dt, a.bcast, b.bcast);
+    if (!fn)
+      return false;
+    Inst &I = c.emit(fn, op);
+    I.out = c.out(res);
+    I.in[0] = a;
+    I.in[1] = b;
+    I.n = n;
+    return true;
+  }
+  if (op.numOperands() == 1) {
+    fn = ew::pickIntUnary(name, dt, false) ? ew::pickIntUnary(name, dt, false)
+                                           : ew::pickFloatUnary(name, dt, false);
+    if (!fn)
+      return false;
+    Ref a = operand(c, op.operand(0), n);
+    fn = ew::pickIntUnary(name, dt, a.bcast);
+    if (!fn)
+      fn = ew::pickFloatUnary(name, dt, a.bcast);
+    Inst &I = c.emit(fn, op);
+    I.out = c.out(res);
+    I.in[0] = a;
+    I.n = n;
+    return true;
+  }
+  if (op.numOperands() == 3 && (name == "math.fma" || name == "tt.clampf")) {
+    Ref a = operand(c, op.operand(0), n), b = operand(c, op.operand(1), n),
+        d = operand(c, op.operand(2), n);
+    fn = ew::pickFloatTernary(name, dt, a.bcast, b.bcast, d.bcast);
+    if (!fn)
+      c.fail(op, std::string("unsupported element type ") + dtypeName(dt));
+    Inst &I = c.emit(fn, op);
+    I.out = c.out(res);
+    I.in[0] = a;
+    I.in[1] = b;
+    I.in[2] = d;
+    I.n = n;
+    I.imm = name == "tt.clampf" ? op.intAttr("propagateNan", 0) : 0;
+    return true;
+  }
+  return false;
+}
+
+} // namespace tt::exec

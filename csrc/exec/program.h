@@ -1,0 +1,167 @@
+// The TTIR executor: TTIR run on host memory (the PTX-style path on the CPU).
+//
+// A kernel specialization is prepared once (compiler.cpp) into a flat program over registers:
+//  - every SSA value gets a register of static shape and dtype at a fixed byte offset in a
+//    per-thread arena; registers are reused once their value is dead (liveness over the
+//    structured control flow); constants and arguments sit in a prefix of the arena that is
+//    written once per launch and thread;
+//  - each op becomes one or a few `Inst`s whose kernel function was chosen at prepare time by
+//    (op, dtype, operand broadcast), so running an instruction is one indirect call and one
+//    tight loop; scf ops hold nested instruction lists;
+//  - a splat (tt.splat, dense splat constants, broadcasts of those) is not materialized: its
+//    users read the scalar with a broadcast flag (Ref::bcast), or fill a scratch register when
+//    they need the whole tile.
+// The grid runs on the persistent thread pool; each worker reuses one arena for every program
+// it runs. Programs run concurrently and in any order, as on a GPU.
+//
+// Known limits: a program that waits for another program that has not started yet (global
+// barriers, stream-K fix-ups) can hang: only programs currently running make progress. Tensor
+// elements are limited to 2^31 per value; the arena to 4 GiB.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "exec/dtype.h"
+
+namespace tt {
+class Module;
+} // namespace tt
+
+namespace tt::exec {
+
+// A launch argument: a pointer into an array (the array's whole extent, for bounds checks),
+// an integer (two's complement, truncated to the argument's width) or a float (converted to
+// the argument's float type).
+struct ArgValue {
+  enum class Kind : uint8_t { Pointer, Int, Float } kind = Kind::Int;
+  uint64_t address = 0; // Pointer: the argument's value (may point inside the array)
+  uint64_t base = 0;    // Pointer: the array's first byte
+  uint64_t nbytes = 0;  // Pointer: the array's extent from `base`
+  int64_t i = 0;
+  double f = 0;
+
+  static ArgValue pointer(uint64_t address, uint64_t nbytes) {
+    return pointerIn(address, address, nbytes);
+  }
+  static ArgValue pointerIn(uint64_t address, uint64_t base, uint64_t nbytes) {
+    ArgValue a;
+    a.kind = Kind::Pointer;
+    a.address = address;
+    a.base = base;
+    a.nbytes = nbytes;
+    return a;
+  }
+  static ArgValue integer(int64_t v) {
+    ArgValue a;
+    a.kind = Kind::Int;
+    a.i = v;
+    return a;
+  }
+  static ArgValue floating(double v) {
+    ArgValue a;
+    a.kind = Kind::Float;
+    a.f = v;
+    return a;
+  }
+};
+
+// An operand: a register's arena offset; `bcast` means one element stands for all of them.
+struct Ref {
+  uint32_t off = 0;
+  bool bcast = false;
+};
+
+struct Inst;
+struct Frame;
+using KernelFn = void (*)(const Inst &, Frame &);
+
+// Where an op came from, kept for error messages (the module may die after preparation).
+struct OpSite {
+  std::string opName;
+  std::string loc; // file:line:col (+ inlined-at chain)
+};
+
+// Op-specific data an instruction needs beyond its fixed fields; owned by the program.
+struct Aux {
+  virtual ~Aux() = default;
+};
+
+struct Inst {
+  KernelFn fn = nullptr;
+  uint32_t out = 0;   // result register offset
+  Ref in[4];          // operands
+  int64_t n = 0;      // elements of the result (or of the op's iteration space)
+  int64_t imm = 0;    // a small op parameter (predicate, element size, ...)
+  int64_t imm2 = 0;
+  const Aux *aux = nullptr;
+  const OpSite *site = nullptr;
+};
+using InstList = std::vector<Inst>;
+
+// The launch-wide state every program of a grid shares.
+struct LaunchState {
+  struct Range {
+    uint64_t lo, hi; // [lo, hi)
+  };
+  std::vector<Range> ranges; // the array arguments
+  const std::string *kernelName = nullptr;
+  int32_t grid[3] = {1, 1, 1};
+};
+
+// The per-program execution state.
+struct Frame {
+  char *R = nullptr; // the arena
+  int32_t pid[3] = {0, 0, 0};
+  const LaunchState *launch = nullptr;
+  int casFailures = 0;
+
+  template <class T> T *at(uint32_t off) const { return reinterpret_cast<T *>(R + off); }
+};
+
+inline void runList(const InstList &list, Frame &f) {
+  for (const Inst &inst : list)
+    inst.fn(inst, f);
+}
+
+// A prepared kernel.
+struct ProgramData {
+  std::string kernelName;
+  InstList body;
+  size_t arenaBytes = 0;
+  std::vector<char> constImage; // arena bytes [0, constImage.size()) at every launch
+  struct ArgSlot {
+    uint32_t off;
+    DType dtype;
+    bool isPtr;
+  };
+  std::vector<ArgSlot> args;
+  std::vector<std::unique_ptr<Aux>> aux;
+  std::vector<std::unique_ptr<OpSite>> sites;
+  uint64_t uid = 0; // unique per prepared program (arena reuse tag)
+  size_t numInsts = 0;
+};
+
+class TTIRProgram {
+public:
+  // Prepares `kernelName` (a tt.func of `m`, already inlined). Throws ExecError for ops the
+  // executor cannot run. The module may be destroyed afterwards.
+  TTIRProgram(const Module &m, const std::string &kernelName);
+  ~TTIRProgram();
+
+  // Runs the grid. `numThreads` <= 0 uses every hardware thread. Throws OutOfBoundsError,
+  // DeviceAssertError or ExecError; the first error of any program stops the launch.
+  void run(std::array<int64_t, 3> grid, const std::vector<ArgValue> &args, int numThreads) const;
+
+  const std::string &kernelName() const { return data_->kernelName; }
+  size_t arenaBytes() const { return data_->arenaBytes; }
+  size_t numInstructions() const { return data_->numInsts; }
+
+private:
+  std::unique_ptr<ProgramData> data_;
+};
+
+} // namespace tt::exec

@@ -1,0 +1,84 @@
+"""Run every example in examples/ on small (odd) sizes and check it against numpy, and check
+the demo() contract that `python -m triton_tile.demo` relies on."""
+
+import importlib.util
+import math
+import os
+import sys
+
+import pytest
+
+EXAMPLES_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples")
+NAMES = ["vector_add", "fused_softmax", "matmul", "layer_norm", "fused_attention"]
+
+
+def load(name):
+    key = f"triton_tile_example_{name}"
+    if key in sys.modules:
+        return sys.modules[key]
+    spec = importlib.util.spec_from_file_location(key, os.path.join(EXAMPLES_DIR, name + ".py"))
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[key] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _assert_ok(result, what):
+    correct, err, _ = result
+    assert correct, f"{what}: max abs error {err}"
+
+
+@pytest.mark.parametrize("n", [1, 1000, 98_432])
+def test_vector_add(n):
+    _assert_ok(load("vector_add").check(n), f"vector_add n={n}")
+
+
+@pytest.mark.parametrize("rows, cols", [(1, 1), (37, 45), (123, 781), (16, 1024)])
+def test_fused_softmax(rows, cols):
+    _assert_ok(load("fused_softmax").check(rows, cols), f"softmax {rows}x{cols}")
+
+
+def test_fused_softmax_strided_rows():
+    mod = load("fused_softmax")
+    import numpy as np
+
+    x = np.random.default_rng(3).standard_normal((50, 200)).astype(np.float32)[::2, :150]
+    out, _ = mod.softmax(x)
+    assert np.allclose(out, mod.reference(x), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("m, n, k, activation, transpose_b", [
+    (200, 136, 100, "", False), (64, 64, 64, "leaky_relu", False), (37, 45, 29, "", True)])
+def test_matmul(m, n, k, activation, transpose_b):
+    _assert_ok(load("matmul").check(m, n, k, activation, transpose_b),
+               f"matmul {m}x{n}x{k} {activation} transpose_b={transpose_b}")
+
+
+@pytest.mark.parametrize("m, n, block", [(37, 1151, 256), (5, 64, 64), (8, 3000, 1024)])
+def test_layer_norm(m, n, block):
+    _assert_ok(load("layer_norm").check(m, n, block_size=block), f"layer_norm {m}x{n}")
+
+
+def test_layer_norm_fp32():
+    import numpy as np
+
+    _assert_ok(load("layer_norm").check(13, 333, dtype=np.float32, block_size=128),
+               "layer_norm fp32")
+
+
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("z, h, n_ctx, d", [(1, 2, 100, 64), (2, 1, 64, 32)])
+def test_fused_attention(causal, z, h, n_ctx, d):
+    _assert_ok(load("fused_attention").check(z, h, n_ctx, d, causal=causal),
+               f"attention Z={z} H={h} N={n_ctx} D={d} causal={causal}")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_demo_contract(name):
+    r = load(name).demo(quick=True)
+    assert r["kernel"] == name
+    assert r["correct"] is True
+    assert r["unit"] in ("GB/s", "GFLOP/s")
+    assert isinstance(r["size"], str) and r["size"]
+    assert r["ms"] > 0 and math.isfinite(r["ms"])
+    assert r["metric"] > 0 and math.isfinite(r["metric"])

@@ -1,0 +1,384 @@
+"""Loads and stores: masks with and without `other`, scalar pointers, constants, strided and
+non-contiguous arrays, gather/scatter, aliasing, pointer arithmetic, cache hints."""
+
+import numpy as np
+import pytest
+from tt_utils import (
+    assert_close,
+    assert_equal,
+    cdiv,
+    is_float,
+    np_dtype,
+    numpy_random,
+    param_dtypes,
+    poisoned,
+)
+
+import triton_tile as triton
+import triton_tile.language as tl
+
+
+def _check(out, ref):
+    if out.dtype.kind == "f" or out.dtype.name in ("bfloat16",):
+        assert_close(out, ref, rtol=0)
+    else:
+        assert_equal(out, ref)
+
+
+# ---------------------------------------------------------------------------------------------
+# vector add: the smallest end-to-end kernel
+
+
+@triton.jit
+def _add_kernel(X, Y, Z, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(axis=0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(X + offs, mask=mask)
+    y = tl.load(Y + offs, mask=mask)
+    tl.store(Z + offs, x + y, mask=mask)
+
+
+@pytest.mark.parametrize("n", [1, 1000, 4096])
+def test_vector_add(n, rng):
+    x, y = numpy_random(n, "float32", rng), numpy_random(n, "float32", rng)
+    z = poisoned(n, "float32")
+    _add_kernel[(cdiv(n, 256),)](x, y, z, n, BLOCK=256)
+    assert_close(z, (x.astype(np.float64) + y).astype(np.float32), rtol=0)
+
+
+def test_vector_add_grid_callable(rng):
+    n = 1000
+    x, y = numpy_random(n, "float32", rng), numpy_random(n, "float32", rng)
+    z = poisoned(n, "float32")
+    _add_kernel[lambda meta: (triton.cdiv(n, meta["BLOCK"]),)](x, y, z, n, BLOCK=128)
+    assert_close(z, x + y, rtol=0)
+
+
+# ---------------------------------------------------------------------------------------------
+# masked loads
+
+
+@triton.jit
+def _masked_load_kernel(X, Z_OTHER, Z_MASKED, n, OTHER: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(Z_OTHER + offs, tl.load(X + offs, mask=mask, other=OTHER))  # every lane
+    tl.store(Z_MASKED + offs, tl.load(X + offs, mask=mask), mask=mask)
+
+
+@pytest.mark.parametrize("n", [1, 37, 1000])
+@pytest.mark.parametrize("dtype, other", param_dtypes(("int8", -7), ("int32", 12345),
+                                                      ("int64", -(2**40)), ("float16", 1.5),
+                                                      ("bfloat16", -2.0), ("float32", -0.25),
+                                                      ("float64", 3.5), ("bool", True)))
+def test_masked_load(dtype, other, n, rng):
+    block = 128
+    grid = cdiv(n, block)
+    x = numpy_random(n, dtype, rng)  # exactly n elements: lanes past n must not be read
+    z_other = poisoned(grid * block, dtype)
+    z_masked = poisoned(grid * block, dtype)
+    _masked_load_kernel[(grid,)](x, z_other, z_masked, n, OTHER=other, BLOCK=block)
+    ref = np.full(grid * block, other).astype(np_dtype(dtype))
+    ref[:n] = x
+    _check(z_other, ref)
+    _check(z_masked[:n], x)
+    # lanes past n were never stored
+    if is_float(dtype):
+        assert np.isnan(z_masked[n:].astype(np.float64)).all()
+    else:
+        assert (z_masked[n:].view(np.uint8) == 0x5A).all()
+
+
+@triton.jit
+def _masked_scalar_load_kernel(X, Z, n, OTHER: tl.constexpr):
+    pid = tl.program_id(0)
+    x = tl.load(X + pid, mask=pid < n, other=OTHER)
+    tl.store(Z + pid, x)
+
+
+def test_masked_scalar_load(rng):
+    n, grid = 5, 9
+    x = numpy_random(n, "float32", rng)
+    z = poisoned(grid, "float32")
+    _masked_scalar_load_kernel[(grid,)](x, z, n, OTHER=-1.25)
+    assert_close(z, np.concatenate([x, np.full(grid - n, -1.25)]), rtol=0)
+
+
+@triton.jit
+def _load_scalar_with_mask_kernel(X, Z, flag, k):
+    v = tl.load(X + k, mask=flag != 0, other=0.5)
+    tl.store(Z, v)
+    tl.store(Z + 1, tl.load(X))
+    tl.store(Z + 2 + k, v * 2)
+
+
+@pytest.mark.parametrize("flag", [0, 3])
+def test_scalar_pointer_load_store(flag, rng):
+    x = numpy_random(10, "float32", rng)
+    z = poisoned(12, "float32")
+    k = 7
+    _load_scalar_with_mask_kernel[(1,)](x, z, flag, k)
+    v = x[k] if flag else np.float32(0.5)
+    assert_close(z[:2], [v, x[0]], rtol=0)
+    assert_close(z[2 + k], v * 2, rtol=0)
+    others = np.delete(np.arange(2, 12), k)
+    assert np.isnan(z[others]).all()
+
+
+# ---------------------------------------------------------------------------------------------
+# constants
+
+
+@triton.jit
+def _store_constant_kernel(ZF, ZI, ZB, n, VALUE: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(ZF + offs, VALUE, mask=mask)
+    tl.store(ZI + offs, 7, mask=mask)
+    tl.store(ZB + offs, True, mask=mask)
+    tl.store(ZF + n + offs, tl.full((BLOCK,), -3.5, tl.float32), mask=mask)
+
+
+def test_store_constant():
+    n = 300
+    zf, zi, zb = poisoned(2 * n, "float16"), poisoned(n, "int64"), poisoned(n, "bool")
+    _store_constant_kernel[(cdiv(n, 128),)](zf, zi, zb, n, VALUE=0.75, BLOCK=128)
+    assert_close(zf, np.concatenate([np.full(n, 0.75), np.full(n, -3.5)]), rtol=0)
+    assert_equal(zi, np.full(n, 7, dtype=np.int64))
+    assert_equal(zb, np.ones(n, dtype=bool))
+
+
+# ---------------------------------------------------------------------------------------------
+# strides and non-contiguous arrays
+
+
+@triton.jit
+def _strided_kernel(X, Z, n, SX: tl.constexpr, SZ: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(X + offs * SX, mask=mask)
+    tl.store(Z + offs * SZ, x, mask=mask)
+
+
+@pytest.mark.parametrize("sx, sz", [(3, 1), (1, 2), (4, 3)])
+def test_strided_load_store(sx, sz, rng):
+    n = 50
+    x = numpy_random(n * sx, "int32", rng)
+    z = poisoned(n * sz, "int32")
+    _strided_kernel[(1,)](x, z, n, SX=sx, SZ=sz, BLOCK=64)
+    assert_equal(z[::sz], x[::sx][:n])
+    if sz > 1:
+        assert (z.reshape(-1, sz)[:, 1:].view(np.uint8) == 0x5A).all()
+
+
+@triton.jit
+def _copy2d_kernel(X, Z, M, N, sxm, sxn, szm, szn, BM: tl.constexpr, BN: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    rm = pid_m * BM + tl.arange(0, BM)
+    rn = pid_n * BN + tl.arange(0, BN)
+    mask = (rm[:, None] < M) & (rn[None, :] < N)
+    x = tl.load(X + rm[:, None] * sxm + rn[None, :] * sxn, mask=mask)
+    tl.store(Z + rm[:, None] * szm + rn[None, :] * szn, x, mask=mask)
+
+
+def _strides(a):
+    return [s // a.itemsize for s in a.strides]
+
+
+@pytest.mark.parametrize("view", ["slice", "transpose", "reversed", "broadcast"])
+def test_non_contiguous_arrays(view, rng):
+    """Kernels receive the address of the first element of a numpy view and walk it with the
+    view's strides (which may be > the row length, transposed, negative or zero)."""
+    base = numpy_random((40, 90), "float32", rng)
+    if view == "slice":
+        x = base[1::2, 3::4]
+    elif view == "transpose":
+        x = base[:37, :45].T
+    elif view == "reversed":
+        x = base[::-1, ::-2]
+    else:
+        x = np.broadcast_to(base[5, :45], (37, 45))
+    m, n = x.shape
+    z = poisoned((n, m), "float32")  # written transposed: a non-contiguous store
+    zt = z.T
+    _copy2d_kernel[(cdiv(m, 16), cdiv(n, 32))](x, zt, m, n, *_strides(x), *_strides(zt),
+                                               BM=16, BN=32)
+    assert_close(z, x.T, rtol=0)
+
+
+# ---------------------------------------------------------------------------------------------
+# gather / scatter through loaded indices
+
+
+@triton.jit
+def _indirect_kernel(X, IDX, Z_GATHER, Z_SCATTER, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    idx = tl.load(IDX + offs, mask=mask)
+    tl.store(Z_GATHER + offs, tl.load(X + idx, mask=mask), mask=mask)
+    tl.store(Z_SCATTER + idx, tl.load(X + offs, mask=mask), mask=mask)
+
+
+@pytest.mark.parametrize("idx_dtype", ["int32", "int64", "uint16"])
+def test_indirect_load_store(idx_dtype, rng):
+    n = 300
+    x = numpy_random(n, "float64", rng)
+    perm = rng.permutation(n).astype(idx_dtype)
+    zg, zs = poisoned(n, "float64"), poisoned(n, "float64")
+    _indirect_kernel[(cdiv(n, 128),)](x, perm, zg, zs, n, BLOCK=128)
+    assert_close(zg, x[perm], rtol=0)
+    ref = np.empty_like(x)
+    ref[perm] = x
+    assert_close(zs, ref, rtol=0)
+
+
+def test_gather_with_repeated_indices(rng):
+    n = 300
+    x = numpy_random(n, "int16", rng)
+    idx = rng.integers(0, 10, size=n).astype(np.int32)  # many repeats
+    zg, zs = poisoned(n, "int16"), poisoned(n, "int16")
+    _indirect_kernel[(cdiv(n, 128),)](x, idx, zg, zs, n, BLOCK=128)
+    assert_equal(zg, x[idx])
+
+
+# ---------------------------------------------------------------------------------------------
+# aliasing and program order
+
+
+@triton.jit
+def _alias_kernel(X, Y, Z, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(X + offs, mask=mask)
+    tl.store(Y + offs, x * 2 + 1, mask=mask)
+    # when X and Y are the same array, this load must see the store above
+    tl.store(Z + offs, tl.load(X + offs, mask=mask), mask=mask)
+
+
+def test_aliasing_same_array_twice(rng):
+    n = 300
+    x = numpy_random(n, "int32", rng, low=-1000, high=1000)
+    a = x.copy()
+    z = poisoned(n, "int32")
+    _alias_kernel[(cdiv(n, 128),)](a, a, z, n, BLOCK=128)
+    assert_equal(a, x * 2 + 1)
+    assert_equal(z, x * 2 + 1)
+
+
+def test_no_aliasing_reads_original(rng):
+    n = 300
+    x = numpy_random(n, "int32", rng, low=-1000, high=1000)
+    y, z = poisoned(n, "int32"), poisoned(n, "int32")
+    _alias_kernel[(cdiv(n, 128),)](x, y, z, n, BLOCK=128)
+    assert_equal(y, x * 2 + 1)
+    assert_equal(z, x)
+
+
+@triton.jit
+def _double_in_place_kernel(P):
+    pid = tl.program_id(0)
+    tl.store(P + pid, tl.load(P + pid) * 2)
+
+
+def test_load_store_same_pointer(rng):
+    x = numpy_random(100, "float32", rng)
+    a = x.copy()
+    for _ in range(10):
+        _double_in_place_kernel[(100,)](a)
+    assert_close(a, x * 1024, rtol=0)
+
+
+@triton.jit
+def _shift_in_place_kernel(P, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n - 1
+    v = tl.load(P + offs + 1, mask=mask)  # read everything first ...
+    tl.store(P + offs, v, mask=mask)      # ... then overwrite: a block is one operation
+
+
+def test_overlapping_read_then_write_in_one_block(rng):
+    n = 100
+    x = numpy_random(n, "int64", rng)
+    a = x.copy()
+    _shift_in_place_kernel[(1,)](a, n, BLOCK=128)
+    assert_equal(a, np.concatenate([x[1:], x[-1:]]))
+
+
+# ---------------------------------------------------------------------------------------------
+# pointer arithmetic
+
+
+@triton.jit
+def _addptr_kernel(X, OFFS, Z, n, BASE: tl.constexpr, BLOCK: tl.constexpr):
+    i = tl.arange(0, BLOCK)
+    mask = i < n
+    o = tl.load(OFFS + i, mask=mask)
+    p = X + BASE
+    a = tl.load(p + o, mask=mask)
+    b = tl.load(o + p, mask=mask)  # int + pointer
+    q = p + o
+    c = tl.load(q - 0, mask=mask)
+    tl.store(Z + i, a, mask=mask)
+    tl.store(Z + n + i, b, mask=mask)
+    tl.store(Z + 2 * n + i, c, mask=mask)
+
+
+@pytest.mark.parametrize("offs_dtype", ["int8", "int16", "int32", "int64", "uint8"])
+def test_addptr(offs_dtype, rng):
+    n, base = 100, 128
+    x = numpy_random(256, "float32", rng)
+    lo = -base if np.dtype(offs_dtype).kind == "i" else 0
+    offs = rng.integers(lo, 127, size=n).astype(offs_dtype)
+    z = poisoned(3 * n, "float32")
+    _addptr_kernel[(1,)](x, offs, z, n, BASE=base, BLOCK=128)
+    ref = x[base + offs.astype(np.int64)]
+    assert_close(z, np.concatenate([ref, ref, ref]), rtol=0)
+
+
+# ---------------------------------------------------------------------------------------------
+# cache / eviction modifiers and hints: accepted, results unchanged
+
+
+@triton.jit
+def _modifiers_kernel(X, Z, n, LOAD_CM: tl.constexpr, STORE_CM: tl.constexpr,
+                      EVICT: tl.constexpr, VOLATILE: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(X + offs, mask=mask, cache_modifier=LOAD_CM, eviction_policy=EVICT,
+                volatile=VOLATILE)
+    tl.store(Z + offs, x + 1, mask=mask, cache_modifier=STORE_CM, eviction_policy=EVICT)
+
+
+@pytest.mark.parametrize("load_cm, store_cm, evict, volatile", [
+    (".ca", ".wb", "", False), (".cg", ".cg", "evict_first", False),
+    (".cv", ".cs", "evict_last", True), ("", ".wt", "", False)])
+def test_cache_and_eviction_modifiers(load_cm, store_cm, evict, volatile, rng):
+    n = 300
+    x = numpy_random(n, "float32", rng)
+    z = poisoned(n, "float32")
+    _modifiers_kernel[(cdiv(n, 128),)](x, z, n, LOAD_CM=load_cm, STORE_CM=store_cm,
+                                       EVICT=evict, VOLATILE=volatile, BLOCK=128)
+    assert_close(z, x + np.float32(1), rtol=0)
+
+
+@triton.jit
+def _hints_kernel(X, Z, n, BLOCK: tl.constexpr):
+    tl.assume(n > 0)
+    pid = tl.program_id(0)
+    tl.assume(pid >= 0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    offs = tl.max_contiguous(tl.multiple_of(offs, BLOCK), BLOCK)
+    mask = offs < n
+    x = tl.load(X + offs, mask=mask)
+    tl.debug_barrier()
+    tl.store(Z + offs, x * 3, mask=mask)
+
+
+def test_hints_are_accepted(rng):
+    n = 1000
+    x = numpy_random(n, "int32", rng, low=-1000, high=1000)
+    z = poisoned(n, "int32")
+    _hints_kernel[(cdiv(n, 256),)](x, z, n, BLOCK=256)
+    assert_equal(z, x * 3)

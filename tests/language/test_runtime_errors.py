@@ -1,0 +1,110 @@
+"""Errors raised while a kernel runs: out-of-bounds accesses raise IndexError naming the op
+and its source line (never a crash), masked-off lanes are never read, and device_assert fires
+only with debug=True. (Compile-time errors are tested with the frontend.)"""
+
+import inspect
+
+import numpy as np
+import pytest
+from tt_utils import assert_close, numpy_random, poisoned
+
+import triton_tile as triton
+import triton_tile.language as tl
+
+FAR = tl.constexpr(10**7)  # elements: far outside every small array of these tests
+
+
+def _line_of(fn, marker):
+    src, start = inspect.getsourcelines(fn.fn if hasattr(fn, "fn") else fn)
+    for i, line in enumerate(src):
+        if marker in line:
+            return start + i
+    raise AssertionError(marker)
+
+
+@triton.jit
+def _oob_kernel(X, Z, OP: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    if OP == "load":
+        x = tl.load(X + FAR + offs)  # marker: oob-load
+        tl.store(Z + offs, x)
+    else:
+        tl.store(Z + FAR + offs, tl.load(X + offs))  # marker: oob-store
+
+
+@pytest.mark.parametrize("op", ["load", "store"])
+def test_out_of_bounds_raises_index_error(op, rng):
+    x = numpy_random(64, "float32", rng)
+    z = poisoned(64, "float32")
+    with pytest.raises(IndexError) as info:
+        _oob_kernel[(1,)](x, z, OP=op, BLOCK=64)
+    msg = str(info.value)
+    assert op in msg
+    assert f":{_line_of(_oob_kernel, 'marker: oob-' + op)}" in msg, msg
+
+
+@triton.jit
+def _just_past_end_kernel(X, Z, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(Z + offs, tl.load(X + offs), mask=offs < n)  # the load is not masked
+
+
+def test_read_just_past_the_end_raises(rng):
+    x = numpy_random(100, "float64", rng)
+    z = poisoned(128, "float64")
+    with pytest.raises(IndexError):
+        _just_past_end_kernel[(1,)](x, z, 100, BLOCK=128)
+
+
+@triton.jit
+def _masked_far_kernel(X, Z, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(X + offs, mask=mask, other=-1.0)
+    far = tl.load(X + FAR + offs, mask=offs < 0, other=2.0)  # every lane off
+    tl.store(Z + offs, x + far)
+    tl.store(Z + FAR + offs, x, mask=offs < 0)  # never stored
+
+
+def test_masked_off_lanes_are_never_accessed(rng):
+    n = 5
+    x = numpy_random(n, "float32", rng)
+    z = poisoned(128, "float32")
+    _masked_far_kernel[(1,)](x, z, n, BLOCK=128)
+    assert_close(z, np.concatenate([x + 2, np.full(123, 1.0)]), rtol=0)
+
+
+@triton.jit(debug=True)
+def _assert_debug_kernel(X, BLOCK: tl.constexpr):
+    x = tl.load(X + tl.arange(0, BLOCK))
+    tl.device_assert(x > 0, "x must be positive")
+
+
+@triton.jit
+def _assert_nodebug_kernel(X, Z, BLOCK: tl.constexpr):
+    x = tl.load(X + tl.arange(0, BLOCK))
+    tl.device_assert(x > 0, "x must be positive")
+    tl.store(Z + tl.arange(0, BLOCK), x)
+
+
+@triton.jit(debug=True)
+def _python_assert_kernel(X, BLOCK: tl.constexpr):
+    x = tl.load(X + tl.arange(0, BLOCK))
+    assert x < 100, "x too large"
+
+
+def test_device_assert(rng):
+    x = numpy_random(32, "int32", rng, low=1, high=50)
+    _assert_debug_kernel[(1,)](x, BLOCK=32)  # holds: no error
+    _python_assert_kernel[(1,)](x, BLOCK=32)
+    x[7] = -3
+    with pytest.raises(AssertionError, match="x must be positive"):
+        _assert_debug_kernel[(1,)](x, BLOCK=32)
+    x[7] = 500
+    with pytest.raises(AssertionError, match="x too large"):
+        _python_assert_kernel[(1,)](x, BLOCK=32)
+    # without debug, device_assert is compiled out
+    x[7] = -3
+    z = poisoned(32, "int32")
+    _assert_nodebug_kernel[(1,)](x, z, BLOCK=32)
+    assert (z == x).all()

@@ -1,0 +1,76 @@
+"""Environment knobs: one registry, read at use, overridable."""
+
+import os
+import pathlib
+
+import pytest
+
+import triton_tile
+from triton_tile import knobs
+
+
+def test_defaults(monkeypatch):
+    for name in ("TRITON_TILE_CACHE_DIR", "TRITON_TILE_NUM_THREADS", "ENABLE_TILE",
+                 "TRITON_TILE_FALLBACK", "TRITON_F32_DEFAULT"):
+        monkeypatch.delenv(name, raising=False)
+    assert knobs.cache_dir.endswith(os.path.join(".triton_tile", "cache"))
+    assert knobs.num_threads == (os.cpu_count() or 1)
+    assert knobs.enable_tile is False
+    assert knobs.fallback == "warn"
+    assert knobs.f32_default is None
+
+
+def test_read_at_use_not_import(monkeypatch):
+    monkeypatch.setenv("ENABLE_TILE", "1")
+    assert knobs.enable_tile is True
+    monkeypatch.setenv("ENABLE_TILE", "0")
+    assert knobs.enable_tile is False
+    monkeypatch.setenv("TRITON_TILE_NUM_THREADS", "3")
+    assert knobs.num_threads == 3
+
+
+def test_override_and_reset(monkeypatch):
+    monkeypatch.setenv("TRITON_PRINT_AUTOTUNING", "1")
+    knobs.print_autotuning = False
+    try:
+        assert knobs.print_autotuning is False
+    finally:
+        del knobs.print_autotuning
+    assert knobs.print_autotuning is True
+
+
+def test_bad_values_are_explained(monkeypatch):
+    monkeypatch.setenv("TRITON_TILE_FALLBACK", "maybe")
+    with pytest.raises(ValueError, match="TRITON_TILE_FALLBACK"):
+        _ = knobs.fallback
+    monkeypatch.setenv("TRITON_TILE_NUM_THREADS", "many")
+    with pytest.raises(ValueError, match="TRITON_TILE_NUM_THREADS"):
+        _ = knobs.num_threads
+
+
+def test_code_env_lists_code_changing_knobs(monkeypatch):
+    names = dict(knobs.code_env())
+    assert {"enable_tile", "enable_approx", "enable_ftz", "target", "f32_default"} <= set(names)
+    assert "cache_dir" not in names and "num_threads" not in names
+
+
+def test_every_documented_variable_exists():
+    envs = set(knobs.describe())
+    for name in ["TRITON_TILE_CACHE_DIR", "TRITON_TILE_NUM_THREADS", "TRITON_TILE_DUMP",
+                 "TRITON_ALWAYS_COMPILE", "TRITON_DEBUG", "TRITON_PRINT_AUTOTUNING",
+                 "TRITON_F32_DEFAULT", "ENABLE_TILE", "TRITON_TILE_FALLBACK",
+                 "TILEIR_ENABLE_APPROX", "TILEIR_ENABLE_FTZ", "TRITON_TILE_CHECK",
+                 "TRITON_TILE_TARGET", "TRITON_TILE_TILEIRAS"]:
+        assert name in envs
+
+
+def test_nothing_else_reads_the_environment():
+    pkg = pathlib.Path(triton_tile.__file__).parent
+    offenders = []
+    for path in pkg.rglob("*.py"):
+        if path.name == "knobs.py":
+            continue
+        text = path.read_text()
+        if "os.environ" in text or "os.getenv" in text:
+            offenders.append(str(path.relative_to(pkg)))
+    assert offenders == [], f"read the environment through triton_tile.knobs: {offenders}"

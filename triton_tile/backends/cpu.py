@@ -1,0 +1,132 @@
+"""The CPU backend: launch options, the target, and preparing the TTIR executor."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from typing import Optional, Tuple
+
+from . import GPUTarget
+
+TARGET = GPUTarget("cpu", 0, 32)
+
+# Launch keywords Triton users pass that mean nothing on this backend. They are accepted so
+# kernels written for CUDA or ROCm (tutorial 03's HIP configs) run unchanged, and they stay out
+# of cache keys because they cannot change the code.
+IGNORED_OPTIONS = frozenset({
+    # CUDA
+    "enable_reflect_ftz", "launch_cooperative_grid", "launch_pdl", "extern_libs", "arch",
+    "ptx_options", "ir_override", "supported_fp8_dtypes", "deprecated_fp8_dot_operand_dtypes",
+    "max_num_imprecise_acc_default", "cluster_dims", "ptx_version", "instrumentation_mode",
+    "num_buffers_warp_spec", "num_consumer_groups", "reg_dec_producer", "reg_inc_consumer",
+    "opt_level", "backend_name",
+    # ROCm
+    "waves_per_eu", "matrix_instr_nonkdim", "kpack", "instruction_sched_variant",
+    "schedule_hint", "allow_flush_denorm",
+})
+# Rejected as in Triton: the device and stream come from the arguments, not keywords.
+DEPRECATED_OPTIONS = frozenset({"device", "stream", "device_type"})
+
+
+@dataclasses.dataclass(frozen=True)
+class CPUOptions:
+    num_warps: int = 4
+    num_stages: int = 3
+    num_ctas: int = 1
+    occupancy: Optional[int] = None
+    maxnreg: Optional[int] = None
+    enable_fp_fusion: bool = True
+    debug: bool = False
+    sanitize_overflow: bool = True
+    default_dot_input_precision: str = "tf32"
+    allowed_dot_input_precisions: Tuple[str, ...] = ("tf32", "tf32x3", "ieee")
+    enable_tile: bool = False
+
+    def __post_init__(self):
+        def need(ok, msg):
+            if not ok:
+                raise ValueError(msg)
+
+        nw = self.num_warps
+        need(isinstance(nw, int) and nw > 0 and nw & (nw - 1) == 0,
+             f"num_warps must be a power of 2, got {nw!r}")
+        need(isinstance(self.num_stages, int) and self.num_stages >= 0,
+             f"num_stages must be a non-negative int, got {self.num_stages!r}")
+        need(isinstance(self.num_ctas, int) and 1 <= self.num_ctas <= 16,
+             f"num_ctas must be an int in 1..16, got {self.num_ctas!r}")
+        need(self.occupancy is None or (isinstance(self.occupancy, int)
+                                        and 1 <= self.occupancy <= 32),
+             f"occupancy must be an int in 1..32, got {self.occupancy!r}")
+        need(self.maxnreg is None or (isinstance(self.maxnreg, int) and self.maxnreg > 0),
+             f"maxnreg must be a positive int, got {self.maxnreg!r}")
+        need(self.default_dot_input_precision in self.allowed_dot_input_precisions,
+             f"default_dot_input_precision must be one of {self.allowed_dot_input_precisions}")
+
+    def as_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    def hash(self) -> str:
+        text = json.dumps(self.as_dict(), sort_keys=True, default=str)
+        return hashlib.sha256(text.encode()).hexdigest()
+
+
+# Options that only describe GPU scheduling: on the CPU path they change no code, so kernels
+# that differ only in these share one compiled program.
+METADATA_ONLY = ("num_warps", "num_stages", "num_ctas", "occupancy", "maxnreg")
+
+
+def same_code(a: CPUOptions, b: CPUOptions) -> bool:
+    if a.enable_tile or b.enable_tile:
+        return a == b
+    reset = {f: getattr(a, f) for f in METADATA_ONLY}
+    return dataclasses.replace(b, **reset) == a
+
+
+OPTION_NAMES = frozenset(f.name for f in dataclasses.fields(CPUOptions))
+
+
+def parse_options(launch_kwargs: dict, *, debug: bool, enable_tile: bool,
+                  f32_default: Optional[str]) -> CPUOptions:
+    """Options from launch keywords; `debug`, `enable_tile` and `f32_default` are the values
+    already resolved from decorator and environment (launch keywords win)."""
+    kw = {k: v for k, v in launch_kwargs.items() if k in OPTION_NAMES}
+    kw.setdefault("debug", debug)
+    kw.setdefault("enable_tile", enable_tile)
+    if f32_default:
+        kw.setdefault("default_dot_input_precision", f32_default)
+    for name in ("num_warps", "num_stages", "num_ctas", "occupancy", "maxnreg"):
+        if kw.get(name) is not None:
+            kw[name] = int(kw[name]) if not isinstance(kw[name], bool) else kw[name]
+    if "allowed_dot_input_precisions" in kw:
+        kw["allowed_dot_input_precisions"] = tuple(kw["allowed_dot_input_precisions"])
+    kw["debug"] = bool(kw["debug"])
+    kw["enable_tile"] = bool(kw["enable_tile"])
+    return CPUOptions(**kw)
+
+
+def core():
+    """The C++ core module, or an ImportError that says how to build it."""
+    try:
+        from .. import _core
+    except ImportError as e:
+        raise ImportError(f"triton_tile's C++ core (triton_tile._core) is not built or not "
+                          f"importable ({e}); build it with `pip install --no-build-isolation "
+                          "-e .` or `bash .ci/setup` from a source checkout") from e
+    return _core
+
+
+def prepare(module, name: str):
+    """Turn a TTIR module (after passes) into a runnable executor program."""
+    return core().TTIRProgram(module, name)
+
+
+def pointer_arg(buf):
+    """Executor argument for a pointer: `(address, base, nbytes)`: the pointer's value and the
+    whole allocation it points into, so views (a row, a reversed array) may be indexed
+    anywhere their memory is, and nowhere else."""
+    return (buf.ptr, buf.lo, buf.hi - buf.lo)
+
+
+def launch(program, grid, args, num_threads: int) -> None:
+    program.run(grid=grid, args=args, num_threads=num_threads)

@@ -1,0 +1,214 @@
+"""The compiler pipeline as one list of stages, and the compiled-kernel object it returns.
+
+    Python function --frontend--> TTIR --passes--> TTIR --prepare--> executor program
+
+`compile_kernel` is what the JIT calls once per specialization; `compile` is the AOT entry.
+"""
+
+from __future__ import annotations
+
+import collections
+import hashlib
+import os
+import sys
+import warnings
+from typing import Any, Dict, NamedTuple, Optional, Sequence
+
+from .. import knobs
+from ..backends import cpu
+from ..runtime import specialize as sp
+from ..runtime.errors import TileFallbackWarning
+
+TTIR_PASSES = ["inline", "canonicalize", "cse", "dce"]
+
+
+class Specialization(NamedTuple):
+    """What the frontend compiles: contracts in docs/internals.md (Frontend <-> runtime)."""
+
+    signature: Dict[str, Any]  # non-constexpr param name -> Triton type string
+    constants: Dict[str, Any]  # constexpr and value-specialized params -> value
+    attrs: Dict[str, list]  # param name -> [("tt.divisibility", 16)]
+    param_types: tuple  # one type string per parameter, "constexpr" for folded ones
+
+
+KernelMetadata = collections.namedtuple("KernelMetadata", [
+    "name", "hash", "target", "path", "fallback_reason", "num_warps", "num_stages", "num_ctas",
+    "occupancy", "maxnreg", "shared", "debug", "enable_fp_fusion", "default_dot_input_precision",
+])
+
+
+class CompiledKernel:
+    """One specialization, compiled: `.asm` by stage, `.metadata`, and a direct launcher."""
+
+    # The CPU has no registers to count; tutorial 02 divides by n_regs to size its grid, so
+    # report a plausible per-thread count rather than 0.
+    n_regs = 32
+    n_spills = 0
+
+    def __init__(self, name: str, asm: Dict[str, str], metadata: Dict[str, Any], program,
+                 param_types: Sequence, located_ttir: str = ""):
+        self.name = name
+        self.asm = asm
+        self.located_ttir = located_ttir  # TTIR with source locations: what the cache reloads
+        self.metadata = KernelMetadata(**metadata)
+        self.hash = self.metadata.hash
+        self.n_max_threads = self.metadata.num_warps * 32
+        self.function = None  # a CUfunction on GPU backends
+        self.module = None
+        self.program = program
+        self.param_types = tuple(param_types)
+
+    def with_options(self, options, key: str) -> "CompiledKernel":
+        """The same program under other metadata-only options (see backends.cpu.same_code)."""
+        md = make_metadata(self.name, key, self.metadata.path, self.metadata.fallback_reason,
+                           options)
+        return CompiledKernel(self.name, self.asm, md, self.program, self.param_types,
+                              self.located_ttir)
+
+    def _init_handles(self):
+        """Resources are checked at compile time on the CPU; kept for Triton compatibility."""
+
+    def launch(self, grid, args: list) -> None:
+        """Run over a 3-d grid with executor-ready arguments (see runtime/specialize.py)."""
+        if grid[0] <= 0 or grid[1] <= 0 or grid[2] <= 0:
+            return
+        cpu.launch(self.program, grid, args, knobs.num_threads)
+
+    def __getitem__(self, grid):
+        """`compiled[grid](*all_args)`: launch without binding or specialization checks; all
+        parameters in order, constexpr ones included (and ignored), as Triton's launcher."""
+        grid3 = normalize_grid(grid)
+
+        def runner(*args, stream=None, **_ignored):
+            if len(args) != len(self.param_types):
+                raise TypeError(f"{self.name}: expected {len(self.param_types)} arguments "
+                                f"(constexprs included), got {len(args)}")
+            vals = []
+            for i, (a, t) in enumerate(zip(args, self.param_types)):
+                try:
+                    vals.append(sp.runtime_value(a, t))
+                except sp.ArgError as e:
+                    raise e.exc_type(f"{self.name}: argument #{i} {e}") from None
+            self.launch(grid3, executor_args(sp.flatten_runtime(vals)))
+            return self
+
+        return runner
+
+    def launch_metadata(self, grid, stream, *args):
+        return None
+
+    def __repr__(self):
+        return f"CompiledKernel({self.name}, path={self.metadata.path}, hash={self.hash[:12]})"
+
+
+def normalize_grid(grid) -> tuple:
+    if isinstance(grid, int):
+        grid = (grid,)
+    try:
+        dims = tuple(int(g) for g in grid)
+    except TypeError:
+        raise TypeError(f"grid must be a tuple of 1-3 ints or a callable, got {grid!r}"
+                        ) from None
+    if not 1 <= len(dims) <= 3:
+        raise ValueError(f"grid must have 1 to 3 dimensions, got {grid!r}")
+    if any(d < 0 for d in dims):
+        raise ValueError(f"grid dimensions must be non-negative, got {grid!r}")
+    return dims + (1,) * (3 - len(dims))
+
+
+def executor_args(values: list) -> list:
+    return [cpu.pointer_arg(v) if isinstance(v, sp.HostBuffer) else v for v in values]
+
+
+def _dump(name: str, key: str, stage: str, text: str) -> None:
+    where = knobs.dump
+    if not where or where.lower() in ("0", "false", "off"):
+        return
+    if where.lower() in ("1", "true", "on"):
+        sys.stderr.write(f"// -----// {stage} of {name} ({key[:12]}) //----- //\n{text}\n")
+        return
+    os.makedirs(where, exist_ok=True)
+    with open(os.path.join(where, f"{name}-{key[:12]}.{stage}"), "w") as f:
+        f.write(text)
+
+
+def _choose_path(name: str, options) -> tuple:
+    """('tile' | 'ptx', fallback reason). The Tile IR conversion is not built yet, so a kernel
+    asking for it runs on the PTX-style path, loudly (DESIGN.md: never silent)."""
+    if not options.enable_tile:
+        return "ptx", None
+    reason = "the Tile IR path is not available in this build"
+    if knobs.fallback == "error":
+        raise RuntimeError(f"kernel {name}: {reason} (TRITON_TILE_FALLBACK=error)")
+    warnings.warn(TileFallbackWarning(f"kernel {name}: {reason}; running on the PTX-style path "
+                                      "(CPU: the TTIR executor)"), stacklevel=4)
+    return "ptx", reason
+
+
+def compile_kernel(jit_fn, spec: Specialization, options, key: Optional[str] = None
+                   ) -> CompiledKernel:
+    from .frontend import ast_to_ttir
+
+    _core = cpu.core()
+    name = jit_fn.__name__
+    module = ast_to_ttir(jit_fn, spec.signature, spec.constants, spec.attrs, options)
+    key = key or hashlib.sha256(str(module).encode()).hexdigest()
+    _dump(name, key, "source", str(module))
+    _core.run_passes(module, TTIR_PASSES)
+    asm = {"ttir": str(module)}
+    _dump(name, key, "ttir", asm["ttir"])
+    path, reason = _choose_path(name, options)
+    program = cpu.prepare(module, name)
+    return CompiledKernel(name, asm, make_metadata(name, key, path, reason, options), program,
+                          spec.param_types, located_ttir=module.str(True))
+
+
+def make_metadata(name, key, path, reason, options) -> Dict[str, Any]:
+    return dict(name=name, hash=key, target=cpu.TARGET.backend, path=path,
+                fallback_reason=reason, num_warps=options.num_warps,
+                num_stages=options.num_stages, num_ctas=options.num_ctas,
+                occupancy=options.occupancy, maxnreg=options.maxnreg, shared=0,
+                debug=options.debug, enable_fp_fusion=options.enable_fp_fusion,
+                default_dot_input_precision=options.default_dot_input_precision)
+
+
+class ASTSource:
+    """A function plus an explicit signature, for ahead-of-time `triton_tile.compile`."""
+
+    def __init__(self, fn, signature: Dict[str, str], constexprs: Optional[dict] = None,
+                 attrs: Optional[dict] = None):
+        self.fn = fn
+        self.signature = dict(signature)
+        self.constexprs = {(k[0] if isinstance(k, tuple) else k): v
+                           for k, v in (constexprs or {}).items()}
+        self.attrs = attrs or {}
+
+    def specialization(self) -> Specialization:
+        names = self.fn.arg_names
+        consts = {}
+        for k, v in self.constexprs.items():
+            consts[names[k] if isinstance(k, int) else k] = v
+        sig, types = {}, []
+        for n in names:
+            t = self.signature.get(n, "constexpr")
+            if n in consts or t == "constexpr":
+                types.append("constexpr")
+            else:
+                sig[n] = t
+                types.append(t)
+        attrs = {}
+        for k, v in self.attrs.items():
+            attrs[names[k[0]] if isinstance(k, tuple) else k] = list(v)
+        return Specialization(sig, consts, attrs, tuple(types))
+
+
+def compile(src, target=None, options=None) -> CompiledKernel:  # noqa: A001 - Triton's name
+    """Compile ahead of time: `src` is an ASTSource (or a JITFunction with `signature=`)."""
+    if target is not None and getattr(target, "backend", "cpu") != "cpu":
+        raise NotImplementedError(f"target {target}: only the CPU target is built so far")
+    if isinstance(src, str):
+        raise NotImplementedError("compiling from an IR file needs the TTIR parser binding")
+    opts = cpu.parse_options(dict(options or {}), debug=knobs.debug, enable_tile=knobs.enable_tile,
+                             f32_default=knobs.f32_default)
+    spec = src.specialization()
+    return compile_kernel(src.fn, spec, opts)

@@ -1,0 +1,185 @@
+"""Every environment variable triton_tile reads, typed, in one place.
+
+Values are read when asked for (at launch), never at import, so setting a variable after
+`import triton_tile` still takes effect. Tests and users may also assign an attribute
+(`knobs.cache_dir = "/tmp/x"`) to override the environment; `del knobs.cache_dir` (or
+`knobs.reset()`) returns to it. Nothing else in the package touches `os.environ`.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import types
+from typing import Any, Callable, Dict, Optional
+
+_TRUE = {"1", "true", "yes", "on", "y", "t"}
+_FALSE = {"0", "false", "no", "off", "n", "f", ""}
+
+
+def _parse_bool(name: str, text: str) -> bool:
+    low = text.strip().lower()
+    if low in _TRUE:
+        return True
+    if low in _FALSE:
+        return False
+    raise ValueError(f"{name}={text!r}: expected a boolean (1/0, true/false, on/off)")
+
+
+def _parse_int(name: str, text: str) -> int:
+    try:
+        return int(text.strip())
+    except ValueError:
+        raise ValueError(f"{name}={text!r}: expected an integer") from None
+
+
+def _parse_str(name: str, text: str) -> str:
+    return text
+
+
+def _choice(*allowed: str) -> Callable[[str, str], str]:
+    def parse(name: str, text: str) -> str:
+        low = text.strip().lower()
+        if low not in allowed:
+            raise ValueError(f"{name}={text!r}: expected one of {', '.join(allowed)}")
+        return low
+
+    return parse
+
+
+# Knobs are read on every launch, so each read must be cheap: look the variable up in the
+# environment's own byte dict (what os.environ.get does, minus its encode/decode) and parse
+# only when the raw value changed since the last read. Elsewhere, os.environ as usual.
+_ENV_BYTES = getattr(os.environ, "_data", None) if os.name == "posix" else None
+
+
+def _raw(env: str, env_b: bytes) -> Optional[str]:
+    if _ENV_BYTES is not None:
+        raw = _ENV_BYTES.get(env_b)
+        return None if raw is None else raw.decode(errors="surrogateescape")
+    return os.environ.get(env)
+
+
+class _Env:
+    """A descriptor: one environment variable with its parser and default."""
+
+    def __init__(self, env: str, parse, default, doc: str, changes_code: bool = False):
+        self.env = env
+        self.env_b = env.encode()
+        self.parse = parse
+        self.default = default
+        self.doc = doc
+        self.changes_code = changes_code
+        self.attr = ""
+        self._last = (object(), None)  # (raw text, parsed value) of the previous read
+        self._default_cache = []
+
+    def __set_name__(self, owner, attr):
+        self.attr = attr
+
+    def default_value(self):
+        if not callable(self.default):
+            return self.default
+        if not self._default_cache:  # computed defaults (home dir, cpu count) are fixed
+            self._default_cache.append(self.default())
+        return self._default_cache[0]
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self
+        if obj._overrides and self.attr in obj._overrides:
+            return obj._overrides[self.attr]
+        text = _raw(self.env, self.env_b)
+        last = self._last
+        if text == last[0]:
+            return last[1]
+        if text is None or (text == "" and self.parse is not _parse_str):
+            value = self.default_value()
+        else:
+            value = self.parse(self.env, text)
+        self._last = (text, value)
+        return value
+
+    def __set__(self, obj, value):
+        obj._overrides[self.attr] = value
+
+    def __delete__(self, obj):
+        obj._overrides.pop(self.attr, None)
+
+
+def _default_cache_dir() -> str:
+    return os.path.join(os.path.expanduser("~"), ".triton_tile", "cache")
+
+
+def _default_threads() -> int:
+    return os.cpu_count() or 1
+
+
+class Knobs(types.ModuleType):
+    """The type of this module: attribute access on `triton_tile.knobs` reads the environment."""
+
+    # Runtime and cache
+    cache_dir = _Env("TRITON_TILE_CACHE_DIR", _parse_str, _default_cache_dir,
+                     "on-disk kernel cache directory")
+    num_threads = _Env("TRITON_TILE_NUM_THREADS", _parse_int, _default_threads,
+                       "threads of the CPU executors' pool")
+    dump = _Env("TRITON_TILE_DUMP", _parse_str, "",
+                "1: print every stage's IR to stderr; a directory: write the stages there")
+    always_compile = _Env("TRITON_ALWAYS_COMPILE", _parse_bool, False,
+                          "ignore on-disk cache hits")
+    debug = _Env("TRITON_DEBUG", _parse_bool, False,
+                 "compile with debug=True (device_assert active)", changes_code=True)
+    print_autotuning = _Env("TRITON_PRINT_AUTOTUNING", _parse_bool, False,
+                            "print every autotuning trial and the winner")
+    cache_autotuning = _Env("TRITON_CACHE_AUTOTUNING", _parse_bool, False,
+                            "persist autotuning results in the cache directory")
+    f32_default = _Env("TRITON_F32_DEFAULT", _choice("ieee", "tf32", "tf32x3"), None,
+                       "default input_precision of fp32 tl.dot", changes_code=True)
+    # Backend selection (read at launch)
+    enable_tile = _Env("ENABLE_TILE", _parse_bool, False,
+                       "make the Tile IR path the default", changes_code=True)
+    fallback = _Env("TRITON_TILE_FALLBACK", _choice("warn", "error"), "warn",
+                    "what to do when Tile IR cannot express a kernel", changes_code=True)
+    enable_approx = _Env("TILEIR_ENABLE_APPROX", _parse_bool, False,
+                         "approximate math on the Tile path", changes_code=True)
+    enable_ftz = _Env("TILEIR_ENABLE_FTZ", _parse_bool, False,
+                      "flush denormals to zero on the Tile path", changes_code=True)
+    check = _Env("TRITON_TILE_CHECK", _parse_bool, False,
+                 "report accesses Tile IR's memory model would leave unordered",
+                 changes_code=True)
+    target = _Env("TRITON_TILE_TARGET", _parse_str, None,
+                  "compile for this GPU (e.g. sm_90) without one present", changes_code=True)
+    tileiras = _Env("TRITON_TILE_TILEIRAS", _parse_str, None,
+                    "path of the tileiras compiler", changes_code=True)
+
+    @classmethod
+    def all(cls) -> Dict[str, _Env]:
+        return {k: v for k, v in vars(cls).items() if isinstance(v, _Env)}
+
+    def code_env(self) -> tuple:
+        """The knobs that change generated code, as a hashable, sortable tuple for cache keys."""
+        return tuple((k, getattr(self, k)) for k in _CODE_KNOBS)
+
+    def code_env_fingerprint(self) -> tuple:
+        """Cheap stand-in for code_env() in in-memory cache keys: the raw variable texts and
+        any overrides (equal fingerprints mean equal code_env())."""
+        raw = tuple(_raw(e.env, e.env_b) for e in _CODE_ENVS)
+        if self._overrides:
+            return raw, tuple(sorted((k, repr(v)) for k, v in self._overrides.items()))
+        return raw
+
+    def reset(self) -> None:
+        self._overrides.clear()
+
+    def describe(self) -> Dict[str, Optional[str]]:
+        """Variable name -> one-line doc; used by the README and tools."""
+        return {v.env: v.doc for v in self.all().values()}
+
+
+# Make this module an instance of Knobs, so `triton_tile.knobs.cache_dir` reads (and
+# `triton_tile.knobs.cache_dir = ...` overrides) the variable, as `triton.knobs` does.
+_CODE_KNOBS = tuple(k for k, v in sorted(Knobs.all().items()) if v.changes_code)
+_CODE_ENVS = tuple(Knobs.all()[k] for k in _CODE_KNOBS)
+sys.modules[__name__].__class__ = Knobs
+_overrides: Dict[str, Any] = {}
+knobs = sys.modules[__name__]

@@ -1,0 +1,191 @@
+"""The on-disk kernel cache (DESIGN.md §Cache).
+
+`TRITON_TILE_CACHE_DIR/<key>/` holds one file per stage (`<name>.ttir`, later `.tileir`,
+`.tilebc`, `.cubin`) and `<name>.json` with the metadata, the key, the key's inputs and a
+sha256 of every stage file. An entry is written under a temporary name and renamed into place,
+so readers never see half an entry; on load the stored key and every checksum are re-checked,
+so a stale, truncated or edited entry is never used.
+
+The key covers: the package version and a fingerprint of the compiler itself (its Python files
+and the `_core` library), the kernel's `cache_key` (source, every jit function and constexpr
+global it reaches, starting line), the specialization (signature, constants, attrs), every
+option, the path (tile/ptx), the target, and the environment knobs that change code.
+
+On the CPU path a hit skips the frontend by parsing TTIR back into a module
+(`_core.parse_ttir`). It parses `<name>.ttir_locs`, the TTIR with every op's source location,
+so a kernel loaded from disk still reports errors at the user's file:line:col; when the parser
+cannot read it, the hit counts as a miss and the kernel is recompiled (never run without its
+locations, never run stale).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import sys
+import threading
+import uuid
+import warnings
+from typing import Optional, Tuple
+
+from .. import knobs
+from . import dependencies as deps
+
+_FINGERPRINT: list = []
+_FINGERPRINT_LOCK = threading.Lock()
+_WARNED_UNWRITABLE: set = set()
+_MAX_NAME = 150
+LOCATED_TTIR = "ttir_locs"  # not a stage: the reload source, kept beside the stages
+
+
+def compiler_fingerprint() -> str:
+    """sha256 of the compiler's own code: a rebuilt compiler never reuses old entries."""
+    with _FINGERPRINT_LOCK:
+        if _FINGERPRINT:
+            return _FINGERPRINT[0]
+        pkg = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        h = hashlib.sha256()
+        for sub in ("compiler", "language", "backends", "runtime"):
+            root = os.path.join(pkg, sub)
+            for dirpath, dirnames, files in os.walk(root):
+                dirnames.sort()
+                for f in sorted(files):
+                    if f.endswith(".py"):
+                        path = os.path.join(dirpath, f)
+                        h.update(os.path.relpath(path, pkg).encode())
+                        with open(path, "rb") as fh:
+                            h.update(fh.read())
+        core = sys.modules.get("triton_tile._core")
+        if core is None:
+            try:
+                from .. import _core as core
+            except ImportError:
+                core = None
+        core_file = getattr(core, "__file__", None)
+        if core_file and os.path.exists(core_file):
+            with open(core_file, "rb") as fh:
+                for block in iter(lambda: fh.read(1 << 20), b""):
+                    h.update(block)
+        _FINGERPRINT.append(h.hexdigest())
+        return _FINGERPRINT[0]
+
+
+def cache_key(jit_fn, spec, options) -> Tuple[str, dict]:
+    """(hex key, the inputs it was hashed from)."""
+    from .. import __version__
+
+    material = {
+        "triton_tile": __version__,
+        "compiler": compiler_fingerprint(),
+        "fn": jit_fn.cache_key,
+        "name": jit_fn.__name__,
+        "signature": {k: str(v) for k, v in spec.signature.items()},
+        "constants": {k: deps.stable_repr(v) for k, v in spec.constants.items()},
+        "attrs": {k: repr(v) for k, v in spec.attrs.items()},
+        "options": options.as_dict(),
+        "path": "tile" if options.enable_tile else "ptx",
+        "target": knobs.target or "cpu",
+        "env": {k: v for k, v in knobs.code_env()},
+    }
+    text = json.dumps(material, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest(), material
+
+
+def _sha(text) -> str:
+    data = text.encode() if isinstance(text, str) else bytes(text)
+    return hashlib.sha256(data).hexdigest()
+
+
+class DiskCache:
+    def __init__(self, root: str):
+        self.root = root
+
+    def _files(self, key: str, name: str):
+        d = os.path.join(self.root, key)
+        return d, name[:_MAX_NAME]
+
+    def load(self, key: str, name: str) -> Optional[dict]:
+        """{'asm': {stage: text}, 'metadata': {...}} if a complete, matching entry exists."""
+        d, base = self._files(key, name)
+        try:
+            with open(os.path.join(d, base + ".json")) as f:
+                meta = json.load(f)
+            if meta.get("key") != key:
+                return None
+            asm = {}
+            for stage, digest in meta["sha256"].items():
+                mode = "rb" if stage in ("cubin", "tilebc") else "r"
+                with open(os.path.join(d, f"{base}.{stage}"), mode) as f:
+                    asm[stage] = f.read()
+                if _sha(asm[stage]) != digest:
+                    return None
+            return {"asm": asm, "metadata": meta["metadata"]}
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def store(self, key: str, name: str, asm: dict, metadata: dict, material: dict) -> bool:
+        d, base = self._files(key, name)
+        tmp = os.path.join(self.root, f".tmp-{key[:16]}-{os.getpid()}-{uuid.uuid4().hex[:8]}")
+        try:
+            os.makedirs(tmp)
+            sums = {}
+            for stage, text in asm.items():
+                mode = "wb" if isinstance(text, (bytes, bytearray)) else "w"
+                with open(os.path.join(tmp, f"{base}.{stage}"), mode) as f:
+                    f.write(text)
+                sums[stage] = _sha(text)
+            with open(os.path.join(tmp, base + ".json"), "w") as f:
+                json.dump({"key": key, "name": name, "sha256": sums, "metadata": metadata,
+                           "key_inputs": material}, f, indent=1, sort_keys=True, default=str)
+            if os.path.isdir(d):  # a stale or foreign entry under our key: replace it
+                shutil.rmtree(d, ignore_errors=True)
+            try:
+                os.rename(tmp, d)
+            except OSError:  # another process won the race; its entry is as good as ours
+                shutil.rmtree(tmp, ignore_errors=True)
+            return True
+        except OSError as e:
+            shutil.rmtree(tmp, ignore_errors=True)
+            if self.root not in _WARNED_UNWRITABLE:
+                _WARNED_UNWRITABLE.add(self.root)
+                warnings.warn(f"triton_tile: kernel cache {self.root} is not writable ({e}); "
+                              "continuing without it (set TRITON_TILE_CACHE_DIR)", stacklevel=2)
+            return False
+
+
+def _parser():
+    from ..backends import cpu
+
+    return getattr(cpu.core(), "parse_ttir", None)
+
+
+def compile_cached(jit_fn, spec, options, key: str, material: dict):
+    """The compiled kernel for `key`: from disk when that can skip work, else compiled."""
+    from ..backends import cpu
+    from ..compiler import compiler as cc
+
+    store = DiskCache(knobs.cache_dir)
+    name = jit_fn.__name__
+    parse = _parser()
+    if parse is not None and not knobs.always_compile and not options.enable_tile:
+        entry = store.load(key, name)
+        if entry is not None and LOCATED_TTIR in entry["asm"]:
+            files = entry["asm"]
+            try:
+                module = parse(files[LOCATED_TTIR], f"{name}.{LOCATED_TTIR}")
+                program = cpu.prepare(module, name)
+                asm = {k: v for k, v in files.items() if k != LOCATED_TTIR}
+                return cc.CompiledKernel(name, asm, entry["metadata"], program,
+                                         spec.param_types)
+            except Exception:  # an entry we cannot load is a miss, never an error
+                pass
+    kernel = cc.compile_kernel(jit_fn, spec, options, key=key)
+    files = dict(kernel.asm)
+    if kernel.located_ttir:
+        files[LOCATED_TTIR] = kernel.located_ttir
+    existing = store.load(key, name)
+    if existing is None or existing["asm"] != files:
+        store.store(key, name, files, kernel.metadata._asdict(), material)
+    return kernel

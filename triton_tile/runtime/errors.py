@@ -1,0 +1,34 @@
+"""Host-side exceptions and warnings (compile errors live in compiler/errors.py)."""
+
+from __future__ import annotations
+
+
+class TritonError(Exception):
+    """Base of every error triton_tile raises on purpose."""
+
+
+class OutOfResources(TritonError):
+    """A compiled kernel needs more of a resource than the target has."""
+
+    def __init__(self, required, limit, name):
+        self.required = required
+        self.limit = limit
+        self.name = name
+        super().__init__(
+            f"out of resource: {name}, Required: {required}, Hardware limit: {limit}. "
+            "Reducing block sizes or `num_stages` may help.")
+
+    def __reduce__(self):
+        return (type(self), (self.required, self.limit, self.name))
+
+
+class AutotunerError(TritonError):
+    """The autotuner was misconfigured (no config left after pruning, conflicting keys)."""
+
+
+class InterpreterError(TritonError):
+    """Kept for API compatibility with `triton.InterpreterError`; triton_tile has no interpreter."""
+
+
+class TileFallbackWarning(UserWarning):
+    """A kernel asked for the Tile IR path ran on the PTX-style path instead; says why."""

@@ -1,0 +1,432 @@
+"""`@jit`, JITFunction and the launch path `kernel[grid](*args, **kwargs)`.
+
+A launch binds the arguments, specializes them (runtime/specialize.py), looks the kernel up
+in memory by (function key, specialization, options, code-changing knobs), compiles on a miss
+(through the on-disk cache), checks the globals it read are unchanged, and runs it.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import inspect
+import re
+import textwrap
+import threading
+from typing import Any, Callable, Dict, List
+
+import numpy as np
+
+from .. import knobs
+from ..backends import cpu
+from ..compiler import compiler as cc
+from . import cache as disk
+from . import dependencies as deps
+from . import specialize as sp
+from .tensors import MockTensor
+
+# Compiles are serialized: the frontend and the IR core are not promised to be re-entrant.
+# Launches do not take this lock, so kernels already compiled run concurrently.
+_COMPILE_LOCK = threading.RLock()
+# Bumped whenever any jit function's source changes, so memoized cache keys of callers that
+# reach it are recomputed.
+_SRC_EPOCH = [0]
+
+
+class KernelParam:
+    """One parameter of a kernel, with what specialization needs to know about it."""
+
+    def __init__(self, num: int, param: inspect.Parameter, do_not_specialize: bool,
+                 do_not_specialize_on_alignment: bool):
+        self.num = num
+        self._param = param
+        self.name = param.name
+        self.annotation = param.annotation
+        self.is_constexpr = sp.is_constexpr_annotation(param.annotation)
+        self.annotation_type = "" if self.is_constexpr else sp.annotation_type(param.annotation)
+        self.is_const = self.annotation_type.startswith("*k")
+        self.do_not_specialize = do_not_specialize
+        self.do_not_specialize_on_alignment = do_not_specialize_on_alignment
+
+    @property
+    def default(self):
+        return self._param.default
+
+    @property
+    def has_default(self) -> bool:
+        return self._param.default is not inspect.Parameter.empty
+
+    def __repr__(self):
+        return f"KernelParam({self.num}, {self.name!r}, constexpr={self.is_constexpr})"
+
+
+class KernelInterface:
+    """`kernel[grid](...)` and `kernel.warmup(...)` for anything with a `run`."""
+
+    def run(self, *args, grid, warmup, **kwargs):
+        raise NotImplementedError
+
+    def __getitem__(self, grid) -> Callable:
+        def launcher(*args, **kwargs):
+            return self.run(*args, grid=grid, warmup=False, **kwargs)
+
+        return launcher
+
+    def warmup(self, *args, grid, **kwargs):
+        args = [MockTensor.wrap_dtype(a) for a in args]
+        kwargs = {k: MockTensor.wrap_dtype(v) for k, v in kwargs.items()}
+        return self.run(*args, grid=grid, warmup=True, **kwargs)
+
+
+def _names_to_indices(items, arg_names, what) -> set:
+    out = set()
+    for it in items or ():
+        if isinstance(it, str):
+            if it not in arg_names:
+                raise ValueError(f"{what}: {it!r} is not a parameter")
+            out.add(arg_names.index(it))
+        else:
+            out.add(int(it))
+    return out
+
+
+def _make_binder(name: str, params: List[KernelParam]) -> Callable:
+    """A function with the kernel's own parameter list that returns its arguments as a tuple.
+
+    Binding through a real Python signature is the fastest way to apply defaults and keyword
+    arguments, and Python's own errors then name the kernel and the missing argument.
+    """
+    names = ", ".join(p.name for p in params)
+    body = f"def {name}({names}):\n    return ({names}{',' if len(params) == 1 else ''})\n"
+    ns: Dict[str, Any] = {}
+    exec(compile(body, f"<binder of {name}>", "exec"), ns)
+    binder = ns[name]
+    defaults = [p.default for p in params if p.has_default]
+    binder.__defaults__ = tuple(defaults) if defaults else None
+    return binder
+
+
+class JITFunction(KernelInterface):
+    """A Python function compiled to a kernel when launched."""
+
+    def __init__(self, fn, version=None, do_not_specialize=None,
+                 do_not_specialize_on_alignment=None, debug=None, noinline=None, repr=None,
+                 launch_metadata=None, enable_tile=None):
+        self.fn = fn
+        self.module = fn.__module__
+        self.version = version
+        self.__name__ = fn.__name__
+        self.__qualname__ = fn.__qualname__
+        self.__module__ = fn.__module__
+        self.__doc__ = fn.__doc__
+        self.__globals__ = fn.__globals__
+        self.signature = inspect.signature(fn)
+        self.arg_names = [p.name for p in self.signature.parameters.values()]
+        for p in self.signature.parameters.values():
+            if p.kind not in (p.POSITIONAL_OR_KEYWORD, p.POSITIONAL_ONLY):
+                raise TypeError(f"@jit function {fn.__name__}: parameter {p.name!r} must be a "
+                                "plain positional parameter (no *args, **kwargs, keyword-only)")
+        self.do_not_specialize = list(do_not_specialize or [])
+        self.do_not_specialize_on_alignment = list(do_not_specialize_on_alignment or [])
+        dns = _names_to_indices(do_not_specialize, self.arg_names, "do_not_specialize")
+        dnsa = _names_to_indices(do_not_specialize_on_alignment, self.arg_names,
+                                 "do_not_specialize_on_alignment")
+        self.params = [KernelParam(i, p, i in dns, i in dnsa)
+                       for i, p in enumerate(self.signature.parameters.values())]
+        for p in self.params:
+            if p.is_constexpr and p.do_not_specialize:
+                raise TypeError(f"@jit function {fn.__name__}: parameter {p.name!r} is "
+                                "tl.constexpr and in do_not_specialize; it cannot be both")
+        self.constexprs = [p.num for p in self.params if p.is_constexpr]
+        self.debug = debug
+        self.noinline = bool(noinline)
+        self.repr = repr if repr is not None else (lambda _: fn.__name__)
+        self.launch_metadata = launch_metadata
+        self.enable_tile = enable_tile
+        self.pre_run_hooks: List[Callable] = []
+        self.file_name = inspect.getsourcefile(fn) or fn.__code__.co_filename
+        try:
+            lines, first_line = inspect.getsourcelines(fn)
+        except (OSError, TypeError):
+            raise ValueError(f"@jit function {fn.__name__}: its source is not available; "
+                             "@jit functions should be defined in a Python file") from None
+        src = textwrap.dedent("".join(lines))
+        match = re.search(r"^def\s+\w+\s*\(", src, re.MULTILINE)
+        if match is None:
+            raise ValueError(f"@jit function {fn.__name__}: cannot find its `def` line")
+        # src starts at `def` (decorators stripped) and starting_line_number is the file line
+        # of that `def`, so a node's file line is starting_line_number + node.lineno - 1.
+        self.starting_line_number = first_line + src[:match.start()].count("\n")
+        self.src = src[match.start():]
+        self._binder = _make_binder(fn.__name__, self.params)
+        self._param_names = frozenset(self.arg_names)
+        self.cache: Dict[Any, Any] = {}  # in-memory: key -> (CompiledKernel, global checks)
+        self._options_cache: Dict[Any, cpu.CPUOptions] = {}
+        self._chains = None
+        self._hash = None
+        self._hash_epoch = -1
+        self._hash_lock = threading.RLock()
+        self._visiting = False
+
+    # --- identity and dependencies ---------------------------------------------------------
+
+    def get_capture_scope(self) -> Dict[str, Any]:
+        """Globals overlaid with closure variables: every name the body may read."""
+        return deps.capture_scope(self.fn)
+
+    def _references(self):
+        if self._chains is None:
+            self._chains = deps.external_chains(self.src)
+        return deps.resolve(self.fn, self._chains)
+
+    @property
+    def cache_key(self) -> str:
+        """sha256 of the source, the starting line, the keys of the jit functions it reaches
+        (recursively) and the values of the constexpr globals it reads."""
+        with self._hash_lock:
+            if self._hash is not None and self._hash_epoch == _SRC_EPOCH[0]:
+                return self._hash
+            if self._visiting:  # recursion: a function reaching itself contributes its name
+                return f"recursive:{self.__qualname__}"
+            self._visiting = True
+            try:
+                epoch = _SRC_EPOCH[0]
+                h = hashlib.sha256(self.src.encode())
+                h.update(f"\nline:{self.starting_line_number}\n".encode())
+                for name, value, _ in self._references():
+                    if deps.is_jit_function(value):
+                        h.update(f"{name}:{value.cache_key}:{value.noinline}\n".encode())
+                    else:
+                        h.update(f"{name}={deps.stable_repr(value)}\n".encode())
+                self._hash, self._hash_epoch = h.hexdigest(), epoch
+                return self._hash
+            finally:
+                self._visiting = False
+
+    def used_globals(self, _seen=None) -> List[deps.GlobalUse]:
+        """Every global this function and its callees read, with a way to read it again."""
+        seen = set() if _seen is None else _seen
+        if id(self) in seen:
+            return []
+        seen.add(id(self))
+        out = []
+        for name, value, getter in self._references():
+            out.append(deps.GlobalUse(name, value, getter))
+            if deps.is_jit_function(value):
+                out.extend(value.used_globals(seen))
+        return out
+
+    def _unsafe_update_src(self, new_src: str) -> None:
+        """Replace the source (tests template kernels this way); drops compiled kernels."""
+        self.src = new_src
+        self._chains = None
+        self._hash = None
+        self.cache.clear()
+        _SRC_EPOCH[0] += 1
+
+    def parse(self) -> ast.Module:
+        tree = ast.parse(self.src)
+        assert isinstance(tree, ast.Module) and len(tree.body) == 1 and \
+            isinstance(tree.body[0], ast.FunctionDef)
+        return tree
+
+    def add_pre_run_hook(self, hook: Callable) -> None:
+        self.pre_run_hooks.append(hook)
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError("Cannot call @triton.jit'd outside of the scope of a kernel")
+
+    def __repr__(self):
+        return f"JITFunction({self.module}:{self.fn.__qualname__})"
+
+    # --- launch ----------------------------------------------------------------------------
+
+    def _options(self, opt_kw: dict) -> cpu.CPUOptions:
+        debug = opt_kw.get("debug")
+        debug = bool(debug if debug is not None else self.debug) or knobs.debug
+        tile = opt_kw.get("enable_tile")
+        if tile is None:
+            tile = self.enable_tile if self.enable_tile is not None else knobs.enable_tile
+        f32 = knobs.f32_default
+        try:
+            key = (tuple(sorted(opt_kw.items())), debug, tile, f32)
+            hash(key)
+        except TypeError:
+            key = None
+        opts = self._options_cache.get(key) if key is not None else None
+        if opts is None:
+            opts = cpu.parse_options(opt_kw, debug=debug, enable_tile=tile, f32_default=f32)
+            if key is not None:
+                self._options_cache[key] = opts
+        return opts
+
+    def _specialize(self, bound: tuple, warmup: bool):
+        spec_key = []
+        runtime = []
+        name = self.__name__
+        for p, v in zip(self.params, bound):
+            if p.is_constexpr:
+                if sp._is_constexpr_obj(v):
+                    v = v.value
+                try:
+                    spec_key.append(("constexpr", sp.hashable(v)))
+                except sp.ArgError as e:
+                    raise TypeError(f"{name}: argument {p.name!r} {e}") from None
+                runtime.append(sp.CONSTEXPR)
+                continue
+            try:
+                t, k, rt = sp.specialize_arg(v, not p.do_not_specialize,
+                                             not p.do_not_specialize_on_alignment,
+                                             p.annotation_type, warmup)
+                if t == "constexpr":
+                    k = sp.hashable(k)
+            except sp.ArgError as e:
+                raise e.exc_type(f"{name}: argument {p.name!r} {e}") from None
+            spec_key.append((t, k))
+            runtime.append(rt)
+        return tuple(spec_key), runtime
+
+    def _frontend_spec(self, bound: tuple, spec_key: tuple) -> cc.Specialization:
+        signature, constants, attrs, types = {}, {}, {}, []
+        for p, v, (t, k) in zip(self.params, bound, spec_key):
+            types.append(t)
+            if t == "constexpr":
+                constants[p.name] = v.value if sp._is_constexpr_obj(v) else (
+                    int(v) if isinstance(v, np.integer) else v)
+                continue
+            signature[p.name] = t
+            if isinstance(t, tuple):
+                constants[p.name] = sp.tuple_constants(v, t)
+            elif k == "D":
+                attrs[p.name] = [("tt.divisibility", 16)]
+        return cc.Specialization(signature, constants, attrs, tuple(types))
+
+    def run(self, *args, grid, warmup, **kwargs):
+        for hook in self.pre_run_hooks:
+            hook(*args, **kwargs)
+        opt_kw = {}
+        if kwargs:
+            param_kw = {}
+            for k, v in kwargs.items():
+                if k in self._param_names:
+                    param_kw[k] = v
+                elif k in cpu.OPTION_NAMES:
+                    opt_kw[k] = v
+                elif k in cpu.DEPRECATED_OPTIONS:
+                    raise KeyError(f"Keyword argument {k} is deprecated and not supported: the "
+                                   "device follows the arguments")
+                elif k not in cpu.IGNORED_OPTIONS:
+                    raise KeyError(f"Keyword argument {k} was specified but unrecognised")
+            bound = self._binder(*args, **param_kw)
+        else:
+            bound = self._binder(*args)
+        options = self._options(opt_kw)
+        spec_key, runtime = self._specialize(bound, warmup)
+        key = (self.cache_key, spec_key, options, knobs.code_env_fingerprint())
+        entry = self.cache.get(key)
+        if entry is None:
+            entry = self._compile(key, bound, spec_key, options)
+        kernel, checks = entry
+        for use in checks:
+            cur = use.getter()
+            if not deps.same_value(cur, use.value):
+                raise RuntimeError(f"Global variable {use.name} has changed since we compiled "
+                                   f"this kernel, from {use.value!r} to {cur!r}")
+        if not warmup:
+            if callable(grid):
+                grid = grid(dict(zip(self.arg_names, bound)))
+            kernel.launch(cc.normalize_grid(grid), cc.executor_args(sp.flatten_runtime(runtime)))
+        return kernel
+
+    def _compile(self, key, bound, spec_key, options):
+        with _COMPILE_LOCK:
+            entry = self.cache.get(key)
+            if entry is not None:
+                return entry
+            spec = self._frontend_spec(bound, spec_key)
+            checks = tuple(self.used_globals())
+            dkey, material = disk.cache_key(self, spec, options)
+            kernel = self._sibling(spec_key, options, dkey)
+            if kernel is None:
+                kernel = disk.compile_cached(self, spec, options, dkey, material)
+            self.cache[key] = (kernel, checks)
+            return kernel, checks
+
+    def _sibling(self, spec_key, options, dkey):
+        """A kernel compiled from the same code under options that only change metadata
+        (num_warps, num_stages, ... on the CPU path): share its program, skip a compile."""
+        if options.enable_tile:
+            return None
+        for (ck, sk, opts, env), (kernel, _) in list(self.cache.items()):
+            if ck == self.cache_key and sk == spec_key and env == knobs.code_env_fingerprint() and \
+                    cpu.same_code(opts, options):
+                return kernel.with_options(options, dkey)
+        return None
+
+
+def jit(fn=None, *, version=None, repr=None, launch_metadata=None, do_not_specialize=None,
+        do_not_specialize_on_alignment=None, debug=None, noinline=None, enable_tile=None):
+    """Decorate a kernel: `@jit` or `@jit(do_not_specialize=["n"], ...)`."""
+
+    def decorator(f):
+        return JITFunction(f, version=version, do_not_specialize=do_not_specialize,
+                           do_not_specialize_on_alignment=do_not_specialize_on_alignment,
+                           debug=debug, noinline=noinline, repr=repr,
+                           launch_metadata=launch_metadata, enable_tile=enable_tile)
+
+    return decorator(fn) if fn is not None else decorator
+
+
+class ConstexprFunction:
+    """A plain Python function a kernel may call on constexpr values at compile time (the
+    frontend calls `.fn` and wraps the result as a constexpr); on the host it is the function.
+    """
+
+    __triton_tile_constexpr_function__ = True
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.__name__ = fn.__name__
+        self.__qualname__ = fn.__qualname__
+        self.__doc__ = fn.__doc__
+        self.__module__ = fn.__module__
+
+    def __call__(self, *args, **kwargs):
+        def unwrap(v):
+            return v.value if sp._is_constexpr_obj(v) else v
+
+        return self.fn(*map(unwrap, args), **{k: unwrap(v) for k, v in kwargs.items()})
+
+    def __repr__(self):
+        return f"ConstexprFunction({self.__qualname__})"
+
+
+def constexpr_function(fn) -> ConstexprFunction:
+    return ConstexprFunction(fn)
+
+
+def _cdiv(x, y):
+    return (x + y - 1) // y
+
+
+def _next_power_of_2(n):
+    n = int(n)
+    return 1 if n <= 1 else 1 << (n - 1).bit_length()
+
+
+cdiv = constexpr_function(_cdiv)
+cdiv.__doc__ = "Ceiling division: the number of blocks of size y covering x."
+next_power_of_2 = constexpr_function(_next_power_of_2)
+next_power_of_2.__doc__ = "The smallest power of two >= n (1 for n <= 1)."
+
+
+def must_use_result(x, s=True):
+    """Mark a language function's result as one that must be used (kept for compatibility)."""
+    if isinstance(x, str):
+        return lambda fn: must_use_result(fn, x)
+    x._must_use_result = s
+    return x
+
+
+__all__ = ["jit", "JITFunction", "KernelInterface", "KernelParam", "ConstexprFunction",
+           "constexpr_function", "cdiv", "next_power_of_2", "must_use_result"]

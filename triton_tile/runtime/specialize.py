@@ -1,0 +1,372 @@
+"""Argument specialization (Triton's table) and conversion of arguments for the executor.
+
+`specialize_arg` maps one bound argument to `(type_string, key, runtime_value)`:
+type and key follow reference/triton_frontend.md §1.3 exactly; the runtime value is what the
+executor receives (a `HostBuffer` for pointers, a Python int or float for scalars, `CONSTEXPR`
+for arguments folded into the kernel). Doing both in one pass means one type dispatch per
+argument per launch.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any, NamedTuple, Optional, Tuple
+
+import numpy as np
+
+from .tensors import MockTensor, TensorWrapper
+
+CONSTEXPR = object()  # runtime value of an argument that became a compile-time constant
+
+_I32_MIN, _I32_MAX = -(2**31), 2**31
+_I64_MIN, _I64_MAX = -(2**63), 2**63
+_U64_MAX = 2**64
+
+# Canonical Triton names, keyed by the last component of `str(dtype)` (numpy, torch and
+# ml_dtypes spell them alike; tl dtypes already print canonically).
+_CANONICAL = {
+    "bool": "u1", "int1": "u1", "uint1": "u1", "u1": "u1", "i1": "u1",
+    "float8_e4m3fn": "fp8e4nv", "float8_e5m2": "fp8e5",
+    "float8_e4m3fnuz": "fp8e4b8", "float8_e5m2fnuz": "fp8e5b16",
+    "float8e4nv": "fp8e4nv", "float8e5": "fp8e5", "float8e4b8": "fp8e4b8",
+    "float8e5b16": "fp8e5b16", "float8e4b15": "fp8e4b15",
+    "bfloat16": "bf16", "float16": "fp16", "half": "fp16", "float32": "fp32",
+    "float": "fp32", "float64": "fp64", "double": "fp64",
+    "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
+    "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64",
+}
+_TRITON_NAMES = {
+    "u1", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "fp16", "bf16", "fp32", "fp64",
+    "fp8e4nv", "fp8e5", "fp8e4b8", "fp8e5b16", "fp8e4b15",
+}
+_ELEM_BYTES = {
+    "u1": 1, "i8": 1, "u8": 1, "i16": 2, "u16": 2, "fp16": 2, "bf16": 2, "i32": 4, "u32": 4,
+    "fp32": 4, "i64": 8, "u64": 8, "fp64": 8, "fp8e4nv": 1, "fp8e5": 1, "fp8e4b8": 1,
+    "fp8e5b16": 1, "fp8e4b15": 1,
+}
+_FLOAT_NAMES = {"fp16", "bf16", "fp32", "fp64"}
+
+
+_DTYPE_NAMES: dict = {}  # dtype object -> canonical name; str(dtype) is slow for numpy
+
+
+def canonical_dtype(dtype) -> Optional[str]:
+    """Triton's name for a numpy/torch/ml_dtypes/tl dtype, or None if Triton has none."""
+    try:
+        return _DTYPE_NAMES[dtype]
+    except (KeyError, TypeError):
+        pass
+    name = str(dtype).split(".")[-1]
+    result = name if name in _TRITON_NAMES else _CANONICAL.get(name)
+    try:
+        _DTYPE_NAMES[dtype] = result
+    except TypeError:
+        pass
+    return result
+
+
+def element_bytes(type_name: str) -> int:
+    return _ELEM_BYTES[type_name]
+
+
+class HostBuffer(NamedTuple):
+    """A pointer argument: the data pointer and the allocation [lo, hi) it lies in."""
+
+    ptr: int
+    lo: int
+    hi: int
+
+
+class ArgError(Exception):
+    """Raised by converters; the caller re-raises as TypeError/ValueError naming the kernel."""
+
+    def __init__(self, exc_type, message):
+        super().__init__(message)
+        self.exc_type = exc_type
+
+
+# --- host memory of array-likes -------------------------------------------------------------
+
+try:  # numpy >= 2
+    from numpy.lib.array_utils import byte_bounds as _byte_bounds
+except ImportError:  # pragma: no cover - numpy 1.x
+    _byte_bounds = np.byte_bounds
+
+
+def _numpy_buffer(arr: np.ndarray) -> HostBuffer:
+    ptr = arr.__array_interface__["data"][0]
+    root = arr.base
+    if root is None:  # owns its memory, allocated contiguous from its data pointer
+        return HostBuffer(ptr, ptr, ptr + arr.nbytes)
+    # Views may legally be indexed anywhere in the allocation they view (negative strides, a
+    # row of a matrix...), so the bounds are those of the array that owns the memory.
+    root = arr
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    if root.base is None:
+        lo = root.__array_interface__["data"][0]
+        hi = lo + root.nbytes
+    else:  # wraps foreign memory (frombuffer, mmap, __array_interface__): its own bounds
+        lo, hi = _byte_bounds(root)
+    return HostBuffer(ptr, lo, hi)
+
+
+def _is_torch_tensor(x) -> bool:
+    # No hard torch import: recognise a tensor by its type's module.
+    return type(x).__module__.startswith("torch") and hasattr(x, "data_ptr")
+
+
+def array_dtype_and_buffer(x, warmup: bool) -> Tuple[Any, Optional[HostBuffer]]:
+    """(dtype, buffer) of an array-like argument; buffer None for MockTensor (warmup)."""
+    if isinstance(x, np.ndarray):
+        return x.dtype, _numpy_buffer(x)
+    if isinstance(x, TensorWrapper):
+        _, buf = array_dtype_and_buffer(x.base, warmup)
+        return x.dtype, buf
+    if isinstance(x, MockTensor):
+        if not warmup:
+            raise ArgError(TypeError, "is a MockTensor, which only kernel.warmup() accepts")
+        return x.dtype, None
+    if _is_torch_tensor(x):
+        dev = x.device
+        if dev.type != "cpu":
+            raise ArgError(ValueError,
+                           f"is a tensor on device '{dev}'; the CPU executor needs host "
+                           "memory (move it with .cpu(), or use a CUDA build for GPU tensors)")
+        ptr = x.data_ptr()
+        storage = x.untyped_storage()
+        lo = storage.data_ptr()
+        return x.dtype, HostBuffer(ptr, lo, lo + storage.nbytes())
+    if hasattr(x, "__cuda_array_interface__"):
+        raise ArgError(ValueError, "is a CUDA array; the CPU executor needs host memory")
+    if hasattr(x, "__array_interface__"):
+        arr = np.asarray(x)
+        return arr.dtype, _numpy_buffer(arr)
+    if hasattr(x, "__dlpack__"):
+        dev = x.__dlpack_device__() if hasattr(x, "__dlpack_device__") else (1, 0)
+        if int(dev[0]) not in (1, 3):  # kDLCPU, kDLCUDAHost
+            raise ArgError(ValueError, f"is a DLPack tensor on device type {dev[0]}; the CPU "
+                                       "executor needs host memory")
+        arr = np.from_dlpack(x)
+        return arr.dtype, _numpy_buffer(arr)
+    return None, None
+
+
+def is_array_like(x) -> bool:
+    return (isinstance(x, (np.ndarray, TensorWrapper, MockTensor)) or _is_torch_tensor(x)
+            or hasattr(x, "__array_interface__") or hasattr(x, "__dlpack__")
+            or hasattr(x, "__cuda_array_interface__"))
+
+
+# --- the specialization table ---------------------------------------------------------------
+
+
+def _is_constexpr_obj(x) -> bool:
+    # tl.constexpr lives in the language package; match it by name to stay import-light.
+    return type(x).__name__ == "constexpr" and hasattr(x, "value")
+
+
+def _is_tl_dtype(x) -> bool:
+    mod = type(x).__module__
+    return mod.startswith("triton_tile.language") and hasattr(x, "primitive_bitwidth")
+
+
+def _is_jit_fn(x) -> bool:
+    return hasattr(x, "cache_key") and hasattr(x, "arg_names") and hasattr(x, "fn")
+
+
+def _int_type(v: int) -> str:
+    if _I32_MIN <= v < _I32_MAX:
+        return "i32"
+    if _I64_MIN <= v < _I64_MAX:
+        return "i64"
+    if _I64_MAX <= v < _U64_MAX:
+        return "u64"
+    raise ArgError(OverflowError, f"integer {v} does not fit in 64 bits")
+
+
+def _int_runtime(v: int) -> int:
+    # u64 values travel as their two's complement in int64 (the executor's argument width).
+    return v - _U64_MAX if v >= _I64_MAX else v
+
+
+def specialize_arg(value, specialize: bool, align: bool, annotation: str, warmup: bool
+                   ) -> Tuple[Any, Any, Any]:
+    """(type_string, key, runtime_value) for one non-constexpr parameter's argument."""
+    if type(value) is np.ndarray and not annotation:  # the common case first
+        name = canonical_dtype(value.dtype)
+        if name is not None:
+            buf = _numpy_buffer(value)
+            return "*" + name, ("D" if specialize and align and buf.ptr % 16 == 0 else None), buf
+    if value is None:
+        return "constexpr", None, CONSTEXPR
+    if _is_constexpr_obj(value):
+        return "constexpr", value.value, CONSTEXPR
+    if annotation:
+        return _specialize_annotated(value, specialize, align, annotation, warmup)
+    if isinstance(value, (bool, np.bool_)):
+        return "u1", None, int(value)
+    if isinstance(value, (int, np.integer)):
+        v = int(value)
+        if specialize and v == 1:
+            return "constexpr", 1, CONSTEXPR
+        t = _int_type(v)
+        key = "D" if specialize and align and v % 16 == 0 else None
+        return t, key, _int_runtime(v)
+    if isinstance(value, (float, np.floating)):
+        return "fp32", None, float(value)
+    if isinstance(value, tuple):
+        parts = [specialize_arg(v, True, True, "", warmup) for v in value]
+        types = tuple(p[0] for p in parts)
+        keys = tuple(hashable(k) if t == "constexpr" else k for t, k, _ in parts)
+        if hasattr(value, "_fields"):  # a namedtuple: the frontend resolves field names
+            cls = type(value)
+            types = cls(*types)
+            keys = ("namedtuple", f"{cls.__module__}.{cls.__qualname__}", keys)
+        return types, keys, tuple(p[2] for p in parts)
+    if _is_jit_fn(value):
+        return "constexpr", value.cache_key, CONSTEXPR
+    if _is_tl_dtype(value):
+        return "constexpr", value, CONSTEXPR
+    if is_array_like(value):
+        dtype, buf = array_dtype_and_buffer(value, warmup)
+        name = canonical_dtype(dtype)
+        if name is None:
+            raise ArgError(TypeError, f"has dtype {dtype}, which Triton kernels cannot take")
+        ptr = 0 if buf is None else buf.ptr
+        key = "D" if specialize and align and ptr % 16 == 0 else None
+        return "*" + name, key, buf
+    raise ArgError(TypeError, f"has type {type(value).__name__}, which is not a kernel argument "
+                              "type (arrays, tensors, int, float, bool, None, tl.constexpr)")
+
+
+def _specialize_annotated(value, specialize, align, annotation, warmup):
+    if annotation.startswith("*"):
+        t, key, rt = specialize_arg(value, specialize, align, "", warmup)
+        if not (isinstance(t, str) and t.startswith("*")):
+            raise ArgError(TypeError, f"is annotated {annotation} but got "
+                                      f"{type(value).__name__}")
+        want = annotation.lstrip("*k")
+        if _ELEM_BYTES.get(want) != _ELEM_BYTES.get(t[1:]):
+            raise ArgError(ValueError, f"is annotated {annotation} but the array holds {t[1:]}, "
+                                       "of another element size")
+        return annotation, key, rt
+    if annotation in _FLOAT_NAMES or annotation.startswith("fp"):
+        # Annotated floats and bools are never value-specialized.
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+            raise ArgError(TypeError, f"is annotated {annotation} but got "
+                                      f"{type(value).__name__}")
+        return annotation, None, float(value)
+    if annotation == "u1":
+        if not isinstance(value, (bool, np.bool_, int, np.integer)):
+            raise ArgError(TypeError, f"is annotated u1 but got {type(value).__name__}")
+        return "u1", None, int(bool(value))
+    if not isinstance(value, (int, np.integer)) or isinstance(value, (bool, np.bool_)):
+        raise ArgError(TypeError, f"is annotated {annotation} but got {type(value).__name__}")
+    v = int(value)
+    bits = _ELEM_BYTES[annotation] * 8
+    lo, hi = (0, 2**bits) if annotation.startswith("u") else (-(2**(bits - 1)), 2**(bits - 1))
+    if not lo <= v < hi:
+        raise ArgError(OverflowError, f"value {v} does not fit its annotation {annotation}")
+    key = "D" if specialize and align and v % 16 == 0 else None
+    return annotation, key, _int_runtime(v) if bits == 64 else v
+
+
+def annotation_type(annotation) -> str:
+    """Canonical type string of a parameter annotation, '' if it does not force a type.
+
+    Accepts tl dtypes (`x: tl.float64`), strings (`"*fp32"`, `"const *fp16"` -> `*kfp16`,
+    `"tl.uint8"`, the form `from __future__ import annotations` produces) and ignores the rest
+    (`torch.Tensor`, `int`), as Triton does.
+    """
+    if annotation is None or annotation is _EMPTY:
+        return ""
+    text = annotation if isinstance(annotation, str) else str(annotation)
+    text = text.strip()
+    if text.startswith("pointer<") and text.endswith(">"):
+        text = "*" + text[len("pointer<"):-1]
+    const = text.startswith("const ")
+    if const:
+        text = text[len("const "):].strip()
+    if text.startswith("*"):
+        elem = canonical_dtype(text[1:].strip().split(".")[-1])
+        return (("*k" if const else "*") + elem) if elem else ""
+    return canonical_dtype(text.split(".")[-1]) or ""
+
+
+def is_constexpr_annotation(annotation) -> bool:
+    if isinstance(annotation, str):
+        return annotation.strip().split(".")[-1] == "constexpr"
+    return getattr(annotation, "__name__", "") == "constexpr"
+
+
+class _Empty:
+    pass
+
+
+_EMPTY = _Empty()
+
+def runtime_value(value, type_str, warmup: bool = False):
+    """Executor value of an argument whose type is already known (CompiledKernel launches)."""
+    if isinstance(type_str, tuple):
+        return tuple(runtime_value(v, t, warmup) for v, t in zip(value, type_str))
+    if type_str == "constexpr":
+        return CONSTEXPR
+    if type_str.startswith("*"):
+        if not is_array_like(value):
+            raise ArgError(TypeError, f"expects an array ({type_str}) but got "
+                                      f"{type(value).__name__}")
+        return array_dtype_and_buffer(value, warmup)[1]
+    if type_str in _FLOAT_NAMES:
+        return float(value)
+    v = int(value)
+    return _int_runtime(v) if v >= _I64_MAX else v
+
+
+def tuple_constants(value, types):
+    """A tuple argument's compile-time view for the frontend: the values of its constexpr
+    elements (None elsewhere), nested, with the namedtuple type kept."""
+    out = []
+    for v, t in zip(value, types):
+        if isinstance(t, tuple):
+            out.append(tuple_constants(v, t))
+        elif t == "constexpr":
+            out.append(v.value if _is_constexpr_obj(v) else v)
+        else:
+            out.append(None)
+    return type(value)(*out) if hasattr(value, "_fields") else tuple(out)
+
+
+def flatten_runtime(values) -> list:
+    """Executor arguments in order: constexprs dropped, tuples flattened."""
+    out: list = []
+    for v in values:
+        if v is CONSTEXPR:
+            continue
+        if isinstance(v, tuple) and not isinstance(v, HostBuffer):
+            out.extend(flatten_runtime(v))
+        else:
+            out.append(v)
+    return out
+
+
+def hashable(value) -> Any:
+    """A hashable stand-in for a constexpr value that keeps 1, 1.0 and True apart."""
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__, tuple(hashable(v) for v in value))
+    if isinstance(value, dict):
+        return ("dict", tuple(sorted((k, hashable(v)) for k, v in value.items())))
+    if _is_jit_fn(value):
+        return ("jit", value.cache_key)
+    try:
+        hash(value)
+    except TypeError:
+        raise ArgError(TypeError, f"is a constexpr of unhashable type {type(value).__name__}"
+                       ) from None
+    return (type(value).__name__, value)
+
+
+__all__ = [
+    "CONSTEXPR", "HostBuffer", "ArgError", "canonical_dtype", "element_bytes", "specialize_arg",
+    "annotation_type", "is_constexpr_annotation", "runtime_value", "flatten_runtime", "hashable",
+]
