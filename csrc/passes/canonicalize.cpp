@@ -6,8 +6,9 @@
 //   - broadcast/reshape to the same type is the operand itself;
 //   - x + 0, x - 0, x * 1, x / 1 (signed or unsigned) and addptr(p, 0) are x (p);
 //   - select and scf.if on a constant condition keep the taken side;
-//   - integer casts of constants fold.
+//   - integer casts of constants fold, and float casts of constants when exact.
 // Known limits: float arithmetic is not folded (rounding would have to match the executors).
+#include <cmath>
 #include <unordered_map>
 
 #include "ir/builder.h"
@@ -193,6 +194,18 @@ private:
         bl.setInsertionPointBefore(op);
         bl.setLoc(op->loc());
         replace(op, {bl.constInt(v, op->result(0)->type)});
+        return true;
+      }
+    }
+    if ((n == "arith.extf" || n == "arith.truncf") && isConstant(op->operand(0))) {
+      // Widening is exact; narrowing only for values every float format holds exactly.
+      const Attribute &a = op->operand(0)->def->attr("value");
+      double v = a.getFloat();
+      if (n == "arith.extf" || v == 0 || std::isinf(v) || std::isnan(v)) {
+        Builder bl(op->parentBlock());
+        bl.setInsertionPointBefore(op);
+        bl.setLoc(op->loc());
+        replace(op, {bl.constFloat(v, op->result(0)->type)});
         return true;
       }
     }

@@ -14,6 +14,7 @@
 #include <unordered_set>
 
 #include "ir/builder.h"
+#include "ir/op_registry.h"
 #include "passes/passes.h"
 
 namespace tt {
@@ -28,22 +29,61 @@ bool definedOutside(const Value *v, const Operation *loop) {
   return true;
 }
 
-// Returns the scalar increment d when iteration argument i advances by splat(d).
-const Value *increment(const Operation *loop, size_t i) {
+// True when v is computed outside the loop, or by pure, region-free ops directly in the loop
+// body whose operands are themselves invariant (`a_ptrs += BLOCK_K * stride_ak` computes the
+// increment inside the loop).
+bool invariant(const Value *v, const Operation *loop, int depth = 0) {
+  if (definedOutside(v, loop))
+    return true;
+  const Operation *d = v->def;
+  if (!d || depth > 16 || !d->info()->has(kPure) || d->numRegions() ||
+      d->parentBlock() != loop->region(0)->front())
+    return false;
+  for (const Value *o : d->operands)
+    if (!invariant(o, loop, depth + 1))
+      return false;
+  return true;
+}
+
+// Moves the invariant computation of v in front of the loop (operands first).
+void hoist(Value *v, Operation *loop) {
+  if (definedOutside(v, loop))
+    return;
+  Operation *d = v->def;
+  for (Value *o : d->operands)
+    hoist(o, loop);
+  Block *parent = loop->parentBlock();
+  parent->insert(parent->find(loop), d->parentBlock()->remove(d));
+}
+
+// How iteration argument i advances each iteration: by splat(value) or by a constant splat.
+struct Increment {
+  Value *value = nullptr;
+  int64_t constant = 0;
+  bool isConstant = false;
+  explicit operator bool() const { return value || isConstant; }
+};
+
+Increment increment(Operation *loop, size_t i) {
+  Increment inc;
   const Block *body = loop->region(0)->front();
   const Value *arg = body->arg(i + 1);
   const Value *init = loop->operand(i + 3);
   if (!arg->type.isTensor() || !arg->type.element().isPtr() || !definedOutside(init, loop))
-    return nullptr;
+    return inc;
   const Operation *yield = body->terminator();
-  const Value *next = yield->operand(i);
-  const Operation *add = next->def;
+  const Operation *add = yield->operand(i)->def;
   if (!add || !add->is("tt.addptr") || add->operand(0) != arg)
-    return nullptr;
-  const Operation *splat = add->operand(1)->def;
-  if (!splat || !splat->is("tt.splat") || !definedOutside(splat->operand(0), loop))
-    return nullptr;
-  return splat->operand(0);
+    return inc;
+  const Operation *step = add->operand(1)->def;
+  if (step && step->is("tt.splat") && invariant(step->operand(0), loop)) {
+    inc.value = step->operand(0);
+  } else if (step && step->is("arith.constant") &&
+             step->attr("value").kind() == Attribute::Kind::Dense) {
+    inc.isConstant = true;
+    inc.constant = step->attr("value").getInt();
+  }
+  return inc;
 }
 
 // Rebuilds `init + splat(distance)` at the builder's insertion point.
@@ -62,9 +102,9 @@ Value *toI64(Builder &b, Value *v) {
 bool rewrite(Operation *func, Operation *loop) {
   size_t numIters = loop->numOperands() - 3;
   std::vector<size_t> picked;
-  std::vector<const Value *> deltas;
+  std::vector<Increment> deltas;
   for (size_t i = 0; i < numIters; ++i)
-    if (const Value *d = increment(loop, i)) {
+    if (Increment d = increment(loop, i)) {
       picked.push_back(i);
       deltas.push_back(d);
     }
@@ -85,9 +125,12 @@ bool rewrite(Operation *func, Operation *loop) {
       operands.push_back(loop->operand(i + 3));
       types.push_back(loop->result(i)->type);
     }
+  for (const Increment &d : deltas)
+    if (d.value)
+      hoist(d.value, loop);
   std::vector<Value *> d64;
-  for (const Value *d : deltas) {
-    d64.push_back(toI64(b, const_cast<Value *>(d)));
+  for (const Increment &d : deltas) {
+    d64.push_back(d.value ? toI64(b, d.value) : b.constInt(d.constant, i64));
     operands.push_back(b.constInt(0, i64));
     types.push_back(i64);
   }

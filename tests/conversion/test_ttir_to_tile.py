@@ -355,3 +355,28 @@ def test_block_pointers_lower_to_masked_pointers_for_the_ttir_path():
         assert op not in text
     assert re.search(r"tt.load %\d+, %\d+, %cst_\d+ : tensor<16x16x!tt.ptr<f32>>", text)
     assert re.search(r"tt.store %\d+, %\d+#0, %\d+ : tensor<16x16x!tt.ptr<f32>>", text)
+
+
+def test_wrapping_index_is_raised_under_a_runtime_condition():
+    body = """
+    %c64 = arith.constant 64 : i32
+    %0 = tt.get_program_id x : i32
+    %1 = arith.muli %0, %c64 : i32
+    %2 = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
+    %3 = tt.splat %1 : i32 -> tensor<64xi32>
+    %4 = arith.addi %3, %2 : tensor<64xi32>
+    %5 = tt.splat %arg2 : i32 -> tensor<64xi32>
+    %6 = arith.remsi %4, %5 : tensor<64xi32>
+    %7 = tt.splat %arg0 : !tt.ptr<f32> -> tensor<64x!tt.ptr<f32>>
+    %8 = tt.addptr %7, %6 : tensor<64x!tt.ptr<f32>>, tensor<64xi32>
+    %9 = tt.load %8 : tensor<64x!tt.ptr<f32>>
+    %10 = tt.splat %arg1 : !tt.ptr<f32> -> tensor<64x!tt.ptr<f32>>
+    %11 = tt.addptr %10, %4 : tensor<64x!tt.ptr<f32>>, tensor<64xi32>
+    %12 = arith.cmpi slt, %4, %5 : tensor<64xi32>
+    tt.store %11, %9, %12 : tensor<64x!tt.ptr<f32>>"""
+    r, out = convert(kernel(body), "k")
+    assert [a[2] for a in r.accesses] == [True, True]
+    assert "cannot wrap" in r.accesses[0][3]
+    # the view when 0 <= start and start + 64 <= n, the original gather otherwise
+    assert out.count("less_than_or_equal") == 2
+    assert "load_view_tko" in out and "load_ptr_tko" in out

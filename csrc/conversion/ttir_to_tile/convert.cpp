@@ -19,6 +19,7 @@
 
 #include <cmath>
 #include <functional>
+#include <optional>
 #include <unordered_map>
 
 #include "conversion/ttir_to_tile/raise_views.h"
@@ -448,6 +449,87 @@ private:
 
   std::vector<int64_t> zeroIndices(size_t rank) { return std::vector<int64_t>(rank, 0); }
 
+  // The access as a gather/scatter through its pointer tile (the general form).
+  Value *pointerLoad(const Operation &o) {
+    std::vector<Value *> ops = {get(o.operand(0))};
+    std::vector<int64_t> seg = {1, 0, 0, 0};
+    for (size_t k = 1; k < o.numOperands() && k < 3; ++k) {
+      ops.push_back(get(o.operand(k)));
+      seg[k] = 1;
+    }
+    return make("load_ptr_tko", ops, {o.result(0)->type, Type::token()}, memoryAttrs(seg))
+        ->result(0);
+  }
+
+  void pointerStore(const Operation &o) {
+    std::vector<int64_t> seg = {1, 1, o.numOperands() > 2 ? 1 : 0, 0};
+    make("store_ptr_tko", get(o.operands), {Type::token()}, memoryAttrs(seg));
+  }
+
+  // `a <= b` for every condition the plan relies on (e.g. a `%` that cannot wrap).
+  Value *planConditions(const ViewPlan &plan) {
+    Value *all = nullptr;
+    for (const auto &c : plan.conditions) {
+      Value *v = make1(
+          "cmpi", {emit(c.first), emit(c.second)}, i1(),
+          {{"comparison_predicate", i32Attr(tile::kLe)}, {"signedness", i32Attr(tile::kSigned)}});
+      all = all ? make1("andi", {all, v}, i1()) : v;
+    }
+    return all;
+  }
+
+  // if (conditions) { then() } else { otherwise() }, yielding `types`; inline when none.
+  std::vector<Value *> branchOn(Value *cond, const std::vector<Type> &types,
+                                const std::function<std::vector<Value *>()> &then,
+                                const std::function<std::vector<Value *>()> &otherwise) {
+    if (!cond)
+      return then();
+    Operation *ifOp = make("if", {cond}, types, {}, 2);
+    auto ip = b_.saveInsertionPoint();
+    b_.setInsertionPointToEnd(ifOp->region(0)->addBlock());
+    make("yield", then(), {});
+    b_.setInsertionPointToEnd(ifOp->region(1)->addBlock());
+    make("yield", otherwise(), {});
+    b_.restoreInsertionPoint(ip);
+    std::vector<Value *> res;
+    for (size_t i = 0; i < ifOp->numResults(); ++i)
+      res.push_back(ifOp->result(i));
+    return res;
+  }
+
+  Value *viewLoad(const Operation &o, const ViewPlan &plan, Padding pad) {
+    Type t = o.result(0)->type;
+    Value *guard;
+    Value *view = makeView(plan, t.element(), pad, guard);
+    return branchOn(
+        guard, {t},
+        [&]() -> std::vector<Value *> {
+          std::vector<Value *> ops = {view};
+          for (size_t d = 0; d < plan.tile.size(); ++d)
+            ops.push_back(constInt(0, i32()));
+          return {make("load_view_tko", ops, {t, Type::token()},
+                       memoryAttrs({1, static_cast<int64_t>(plan.tile.size()), 0}))
+                      ->result(0)};
+        },
+        [&]() -> std::vector<Value *> { return {paddingTile(t, pad)}; })[0];
+  }
+
+  void viewStore(const Operation &o, const ViewPlan &plan) {
+    Value *guard;
+    Value *view = makeView(plan, o.operand(1)->type.element(), Padding::None, guard);
+    branchOn(
+        guard, {},
+        [&]() -> std::vector<Value *> {
+          std::vector<Value *> ops = {get(o.operand(1)), view};
+          for (size_t d = 0; d < plan.tile.size(); ++d)
+            ops.push_back(constInt(0, i32()));
+          make("store_view_tko", ops, {Type::token()},
+               memoryAttrs({1, 1, static_cast<int64_t>(plan.tile.size()), 0}));
+          return {};
+        },
+        [&]() -> std::vector<Value *> { return {}; });
+  }
+
   void load(const Operation &o) {
     Type t = o.result(0)->type;
     Box bx;
@@ -456,60 +538,33 @@ private:
         throw Unsupported{"block pointer not built by a visible tt.make_tensor_ptr"};
       return boxLoad(o, bx);
     }
-    if (opts_.raiseViews && t.isTensor()) {
-      std::string why;
-      if (auto plan = planView(o, why)) {
-        bool needsSelect;
-        const Value *other = o.numOperands() > 2 ? o.operand(2) : nullptr;
-        Padding pad = paddingFor(other, t.element(), needsSelect);
-        Value *guard;
-        Value *view = makeView(*plan, t.element(), pad, guard);
-        auto doLoad = [&]() {
-          std::vector<Value *> ops = {view};
-          for (size_t d = 0; d < plan->tile.size(); ++d)
-            ops.push_back(constInt(0, i32()));
-          return make("load_view_tko", ops, {t, Type::token()},
-                      memoryAttrs({1, static_cast<int64_t>(plan->tile.size()), 0}))
-              ->result(0);
-        };
-        Value *loaded;
-        if (guard) {
-          Operation *ifOp = make("if", {guard}, {t}, {}, 2);
-          auto ip = b_.saveInsertionPoint();
-          b_.setInsertionPointToEnd(ifOp->region(0)->addBlock());
-          make("yield", {doLoad()}, {});
-          b_.setInsertionPointToEnd(ifOp->region(1)->addBlock());
-          make("yield", {paddingTile(t, pad)}, {});
-          b_.restoreInsertionPoint(ip);
-          loaded = ifOp->result(0);
-        } else {
-          loaded = doLoad();
-        }
-        if (needsSelect)
-          loaded = make1("select", {get(o.operand(1)), loaded, get(other)}, t);
-        bind(o, loaded);
-        report_.accesses.push_back(
-            {o.name(), locationString(o.loc()), true,
-             "tensor_view + partition_view, padding " + std::string(paddingName(pad))});
-        return;
-      } else {
+    std::string why = "view raising disabled";
+    std::optional<ViewPlan> plan;
+    if (opts_.raiseViews && t.isTensor())
+      plan = planView(o, why);
+    if (!plan) {
+      if (t.isTensor())
         report_.accesses.push_back({o.name(), locationString(o.loc()), false, why});
-      }
-    } else if (t.isTensor()) {
-      report_.accesses.push_back(
-          {o.name(), locationString(o.loc()), false, "view raising disabled"});
+      bind(o, pointerLoad(o));
+      return;
     }
-    std::vector<Value *> ops = {get(o.operand(0))};
-    std::vector<int64_t> seg = {1, 0, 0, 0};
-    if (o.numOperands() > 1) {
-      ops.push_back(get(o.operand(1)));
-      seg[1] = 1;
-    }
-    if (o.numOperands() > 2) {
-      ops.push_back(get(o.operand(2)));
-      seg[2] = 1;
-    }
-    bind(o, make("load_ptr_tko", ops, {t, Type::token()}, memoryAttrs(seg))->result(0));
+    bool needsSelect;
+    const Value *other = o.numOperands() > 2 ? o.operand(2) : nullptr;
+    Padding pad = paddingFor(other, t.element(), needsSelect);
+    Value *loaded = branchOn(
+        planConditions(*plan), {t},
+        [&]() -> std::vector<Value *> {
+          Value *v = viewLoad(o, *plan, pad);
+          if (needsSelect)
+            v = make1("select", {get(o.operand(1)), v, get(other)}, t);
+          return {v};
+        },
+        [&]() -> std::vector<Value *> { return {pointerLoad(o)}; })[0];
+    bind(o, loaded);
+    std::string detail = "tensor_view + partition_view, padding " + std::string(paddingName(pad));
+    if (!plan->conditions.empty())
+      detail += " (when the index cannot wrap; a gather otherwise)";
+    report_.accesses.push_back({o.name(), locationString(o.loc()), true, detail});
   }
 
   Value *paddingTile(Type t, Padding p) {
@@ -543,42 +598,28 @@ private:
         throw Unsupported{"block pointer not built by a visible tt.make_tensor_ptr"};
       return boxStore(o, bx);
     }
-    if (opts_.raiseViews && t.isTensor()) {
-      std::string why;
-      if (auto plan = planView(o, why)) {
-        Value *guard;
-        Value *view = makeView(*plan, t.element(), Padding::None, guard);
-        Value *val = get(o.operand(1));
-        auto doStore = [&]() {
-          std::vector<Value *> ops = {val, view};
-          for (size_t d = 0; d < plan->tile.size(); ++d)
-            ops.push_back(constInt(0, i32()));
-          make("store_view_tko", ops, {Type::token()},
-               memoryAttrs({1, 1, static_cast<int64_t>(plan->tile.size()), 0}));
-        };
-        if (guard) {
-          Operation *ifOp = make("if", {guard}, {}, {}, 2);
-          auto ip = b_.saveInsertionPoint();
-          b_.setInsertionPointToEnd(ifOp->region(0)->addBlock());
-          doStore();
-          make("yield", {}, {});
-          b_.restoreInsertionPoint(ip);
-        } else {
-          doStore();
-        }
-        report_.accesses.push_back(
-            {o.name(), locationString(o.loc()), true, "tensor_view + partition_view"});
-        return;
-      } else {
+    std::string why = "view raising disabled";
+    std::optional<ViewPlan> plan;
+    if (opts_.raiseViews && t.isTensor())
+      plan = planView(o, why);
+    if (!plan) {
+      if (t.isTensor())
         report_.accesses.push_back({o.name(), locationString(o.loc()), false, why});
-      }
-    } else if (t.isTensor()) {
-      report_.accesses.push_back(
-          {o.name(), locationString(o.loc()), false, "view raising disabled"});
+      pointerStore(o);
+      return;
     }
-    std::vector<Value *> ops = get(o.operands);
-    std::vector<int64_t> seg = {1, 1, o.numOperands() > 2 ? 1 : 0, 0};
-    make("store_ptr_tko", ops, {Type::token()}, memoryAttrs(seg));
+    branchOn(
+        planConditions(*plan), {},
+        [&]() -> std::vector<Value *> {
+          viewStore(o, *plan);
+          return {};
+        },
+        [&]() -> std::vector<Value *> {
+          pointerStore(o);
+          return {};
+        });
+    report_.accesses.push_back(
+        {o.name(), locationString(o.loc()), true, "tensor_view + partition_view"});
   }
 
   static int ordering(int64_t sem) {

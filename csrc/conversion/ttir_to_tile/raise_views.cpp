@@ -77,6 +77,8 @@ struct Affine {
   std::vector<SExprPtr> coef;
 };
 
+using Conditions = std::vector<std::pair<SExprPtr, SExprPtr>>;
+
 bool isScalarInt(const Value *v) { return v->type.isInt() && !v->type.isTensor(); }
 
 Affine scale(const Affine &x, const SExprPtr &s) {
@@ -103,6 +105,9 @@ bool onlyScalar(const Affine &x) {
       return false;
   return true;
 }
+
+// Conditions collected while decomposing the current access (planView is not reentrant).
+thread_local Conditions *gConditions = nullptr;
 
 // Decomposes an integer (tensor or scalar) value; `why` says what stopped it.
 bool decompose(const Value *v, Affine &out, std::string &why, int depth = 0) {
@@ -183,6 +188,31 @@ bool decompose(const Value *v, Affine &out, std::string &why, int depth = 0) {
       return false;
     }
     out.coef.resize(rank);
+    return true;
+  }
+  if (n == "arith.remsi" && gConditions) {
+    Affine a, m;
+    if (!decompose(op->operand(0), a, why, depth + 1) ||
+        !decompose(op->operand(1), m, why, depth + 1))
+      return false;
+    int dim = -1;
+    for (size_t d = 0; d < a.coef.size(); ++d) {
+      int64_t one;
+      if (!a.coef[d])
+        continue;
+      if (dim >= 0 || !sIsConst(a.coef[d], one) || one != 1)
+        dim = -2;
+      else
+        dim = static_cast<int>(d);
+    }
+    if (dim < 0 || !onlyScalar(m)) {
+      why = "index `%` is not `(offset + arange) % scalar`";
+      return false;
+    }
+    SExprPtr c = a.scalar ? a.scalar : sConst(0);
+    gConditions->emplace_back(sConst(0), c);
+    gConditions->emplace_back(sAdd(c, sConst(v->type.shape()[dim])), m.scalar);
+    out = a;
     return true;
   }
   why = "index depends on '" + n + "'";
@@ -335,10 +365,14 @@ std::optional<ViewPlan> planView(const Operation &access, std::string &why) {
     why = "scalar access";
     return std::nullopt;
   }
+  ViewPlan plan;
+  gConditions = &plan.conditions;
+  struct Reset {
+    ~Reset() { gConditions = nullptr; }
+  } reset;
   PtrAffine pa;
   if (!decomposePointer(ptr, pa, why))
     return std::nullopt;
-  ViewPlan plan;
   plan.base = pa.base;
   plan.offset = pa.index.scalar ? pa.index.scalar : sConst(0);
   plan.tile = ptr->type.shape();

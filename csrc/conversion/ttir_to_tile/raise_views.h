@@ -14,6 +14,9 @@
 // stride_d, and whose extent along d is `bound_d - c_d` (B_d without a test): the lanes the mask
 // keeps are exactly the lanes inside that extent, for any offset, aligned to the tile or not.
 //
+// An index `(c + arange_d) % m` (Triton's matmul wraps rows this way) is taken as c + arange_d
+// under the runtime condition 0 <= c and c + B_d <= m, checked by the conversion.
+//
 // Known limits: loop-carried tensors of pointers are not traced through loop arguments; lower
 // bounds (`idx >= 0`) and two tests on one dimension are not raised; index arithmetic is done
 // in i64 (Triton's i32 offsets that overflow would wrap, ours do not).
@@ -51,6 +54,9 @@ struct ViewPlan {
   std::vector<SExprPtr> strides; // per dimension, in elements
   std::vector<SExprPtr> extents; // per dimension: bound - c, or null = the tile size
   std::vector<int64_t> tile;     // the access shape
+  // Runtime conditions `first <= second` under which the plan is exact (a `%` on an index
+  // that must not wrap); the conversion branches to the pointer form when they fail.
+  std::vector<std::pair<SExprPtr, SExprPtr>> conditions;
 };
 
 // Returns the plan for a tt.load / tt.store, or nullopt with `why` set.
