@@ -70,7 +70,7 @@ def _float_source(src, dst, rng):
     if is_int(dst) or dst == "bool":
         if dst == "bool":
             x = numpy_random(N, src, rng)
-            x[::5] = 0
+            x[::5] = 0  # zeros on purpose: they are the values that cast to False
             return x.astype(np_dtype(src))
         info = np.iinfo(np.dtype(dst))
         hi = min(float(info.max) * 0.99, 6e4 if src == "float16" else 9e18)
@@ -92,7 +92,7 @@ def _int_source(src, dst, rng):
         # half the values small enough to be exact or rounded, the rest as drawn (inf for fp16)
         small = numpy_random(N, src, rng, low=-3000, high=3000)
         x = np.where(np.arange(N) % 2 == 0, small, x).astype(src)
-    x[::7] = 0
+    x[::7] = 0  # zeros on purpose: int -> bool must see some
     return x
 
 

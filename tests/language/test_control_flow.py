@@ -50,6 +50,23 @@ def test_if_else_dynamic(rng):
 
 
 @triton.jit
+def _bool_arg_kernel(Z, flag, x):
+    if flag:  # a Python bool argument is a runtime i1 scalar
+        y = x + 1
+    else:
+        y = x - 1
+    tl.store(Z, y)
+    tl.store(Z + 1, flag.to(tl.int32))
+
+
+@pytest.mark.parametrize("flag", [True, False])
+def test_bool_argument(flag):
+    z = poisoned(2, "int32")
+    _bool_arg_kernel[(1,)](z, flag, 41)
+    assert_equal(z, [42 if flag else 40, int(flag)])
+
+
+@triton.jit
 def _if_constexpr_kernel(X, Z, FLAG: tl.constexpr, MODE: tl.constexpr):
     x = tl.load(X + tl.arange(0, 16))
     if FLAG:

@@ -100,3 +100,18 @@ def test_tensor_member_functions(rng):
                  atol=1e-6)
     assert_close(z[4:4 + block], x, rtol=1e-6, atol=1e-6)
     assert_equal(z[4 + block:], x.reshape(block // 2, 2).T.reshape(-1))
+
+
+@triton.jit
+def _float_arg_kernel(Z, v, w: tl.float64, k: tl.int64):
+    tl.store(Z, v)
+    tl.store(Z + 1, w)
+    tl.store(Z + 2, k * 3)
+
+
+def test_python_float_arguments_are_fp32_unless_annotated():
+    z = poisoned(3, "float64")
+    _float_arg_kernel[(1,)](z, 0.1, 0.1, 2**31 - 1)
+    assert z[0] == float(np.float32(0.1))  # a plain float argument is fp32
+    assert z[1] == 0.1  # annotated tl.float64
+    assert z[2] == 3 * (2**31 - 1)  # annotated tl.int64: no int32 wrap

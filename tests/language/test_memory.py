@@ -382,3 +382,46 @@ def test_hints_are_accepted(rng):
     z = poisoned(n, "int32")
     _hints_kernel[(cdiv(n, 256),)](x, z, n, BLOCK=256)
     assert_equal(z, x * 3)
+
+
+# ---------------------------------------------------------------------------------------------
+# pointers loaded from memory (tutorial 08 style), torch tensors
+
+
+@triton.jit
+def _pointer_table_kernel(TABLE, SIZES, Z, BLOCK: tl.constexpr):
+    g = tl.program_id(0)
+    src = tl.load(TABLE + g).to(tl.pointer_type(tl.float32))
+    n = tl.load(SIZES + g)
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(src + offs, mask=offs < n, other=0.0)
+    tl.store(Z + g * BLOCK + offs, x * 2)
+
+
+def test_pointers_loaded_from_memory(rng):
+    """A table of addresses (as int64) turned back into pointers: the arrays themselves are
+    not kernel arguments, as in grouped GEMM."""
+    block = 64
+    arrays = [numpy_random(s, "float32", rng) for s in (64, 17, 40)]
+    table = np.array([a.ctypes.data for a in arrays], dtype=np.int64)
+    sizes = np.array([a.size for a in arrays], dtype=np.int32)
+    z = poisoned((3, block), "float32")
+    _pointer_table_kernel[(3,)](table, sizes, z, BLOCK=block)
+    for g, a in enumerate(arrays):
+        ref = np.zeros(block, np.float32)
+        ref[:a.size] = a * 2
+        assert_close(z[g], ref, rtol=0)
+
+
+def test_torch_cpu_tensors(rng):
+    torch = pytest.importorskip("torch")
+    n = 1000
+    x = torch.from_numpy(numpy_random(n, "float32", rng))
+    y = torch.from_numpy(numpy_random(n, "float32", rng))
+    z = torch.full((n,), float("nan"))
+    _add_kernel[(cdiv(n, 256),)](x, y, z, n, BLOCK=256)
+    assert_close(z.numpy(), (x + y).numpy(), rtol=0)
+    xb = torch.randn(n, generator=torch.Generator().manual_seed(0)).to(torch.bfloat16)
+    zb = torch.full((n,), float("nan"), dtype=torch.bfloat16)
+    _add_kernel[(cdiv(n, 256),)](xb, xb, zb, n, BLOCK=256)
+    assert torch.equal(zb, xb + xb)

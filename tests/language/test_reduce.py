@@ -93,7 +93,15 @@ def _sum_tol(dtype, x):
                                                "bfloat16", "float32", "float64"))
 @pytest.mark.parametrize("ties", [False, True])
 def test_reduce1d(dtype, n, ties, rng):
-    block = 128
+    _reduce1d(dtype, n, 128, ties, rng)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "float32", "float16"])
+def test_reduce1d_large_block(dtype, rng):
+    _reduce1d(dtype, 3001, 4096, False, rng)
+
+
+def _reduce1d(dtype, n, block, ties, rng):
     if ties:  # few distinct values: argmin/argmax must return the first occurrence
         x = numpy_random(n, "int8", rng, low=-3, high=3).astype(np_dtype(dtype))
     elif dtype == "int8":

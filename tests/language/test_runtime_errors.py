@@ -1,6 +1,7 @@
-"""Errors raised while a kernel runs: out-of-bounds accesses raise IndexError naming the op
-and its source line (never a crash), masked-off lanes are never read, and device_assert fires
-only with debug=True. (Compile-time errors are tested with the frontend.)"""
+"""Errors and debugging while a kernel runs: out-of-bounds accesses raise IndexError naming the
+op and its source line (never a crash), masked-off lanes are never read, device_assert fires
+only with debug=True, device_print prints. (Compile-time errors are tested with the frontend.)
+"""
 
 import inspect
 
@@ -108,3 +109,20 @@ def test_device_assert(rng):
     z = poisoned(32, "int32")
     _assert_nodebug_kernel[(1,)](x, z, BLOCK=32)
     assert (z == x).all()
+
+
+@triton.jit
+def _print_kernel(X):
+    pid = tl.program_id(0)
+    x = tl.load(X + pid)
+    tl.device_print("value of x ", x)
+    tl.static_print("static print at compile time")
+
+
+def test_device_print(capfd):
+    x = np.array([12345, 67890], dtype=np.int32)
+    _print_kernel[(2,)](x)
+    out = capfd.readouterr()
+    text = out.out + out.err
+    assert "value of x" in text
+    assert "12345" in text and "67890" in text

@@ -1,0 +1,189 @@
+"""The standard library on top of the core ops: sigmoid, softmax, cdiv, flip, sort, ravel,
+swizzle2d, squeeze/unsqueeze, histogram, gather."""
+
+import numpy as np
+import pytest
+from tt_utils import assert_close, assert_equal, numpy_random, poisoned, to_f64
+
+import triton_tile as triton
+import triton_tile.language as tl
+
+
+@triton.jit
+def _offs2(M: tl.constexpr, N: tl.constexpr):
+    return tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :]
+
+
+@triton.jit
+def _sigmoid_softmax_kernel(X, Z, M: tl.constexpr, N: tl.constexpr):
+    offs = _offs2(M, N)
+    x = tl.load(X + offs)
+    tl.store(Z + offs, tl.sigmoid(x))
+    tl.store(Z + M * N + offs, tl.softmax(x, dim=1))
+    tl.store(Z + 2 * M * N + offs, tl.softmax(x, 0))
+    tl.store(Z + 3 * M * N + offs, x.sigmoid())
+
+
+def test_sigmoid_softmax(rng):
+    m, n = 8, 32
+    x = (numpy_random((m, n), "float32", rng) * 3).astype(np.float32)
+    z = poisoned((4, m, n), "float32")
+    _sigmoid_softmax_kernel[(1,)](x, z, M=m, N=n)
+    xf = to_f64(x)
+    sig = 1 / (1 + np.exp(-xf))
+
+    def softmax(v, axis):
+        e = np.exp(v - v.max(axis, keepdims=True))
+        return e / e.sum(axis, keepdims=True)
+
+    assert_close(z[0], sig, rtol=1e-6, atol=1e-7)
+    assert_close(z[1], softmax(xf, 1), rtol=1e-5, atol=1e-7)
+    assert_close(z[2], softmax(xf, 0), rtol=1e-5, atol=1e-7)
+    assert_close(z[3], sig, rtol=1e-6, atol=1e-7)
+
+
+@triton.jit
+def _cdiv_kernel(Z, a, b):
+    tl.store(Z, tl.cdiv(a, b))
+    tl.store(Z + 1, tl.cdiv(a, 7))
+
+
+@pytest.mark.parametrize("a, b", [(100, 7), (98, 7), (5, 3)])
+def test_cdiv_in_kernel(a, b):
+    z = poisoned(2, "int32")
+    _cdiv_kernel[(1,)](z, a, b)
+    assert_equal(z, [-(-a // b), -(-a // 7)])
+
+
+@triton.jit
+def _flip_kernel(X, Z, M: tl.constexpr, N: tl.constexpr):
+    offs = _offs2(M, N)
+    x = tl.load(X + offs)
+    tl.store(Z + offs, tl.flip(x, 1))
+    tl.store(Z + M * N + offs, tl.flip(x, 0))
+    tl.store(Z + 2 * M * N + offs, tl.flip(x, -1))
+    v = tl.load(X + tl.arange(0, N))
+    tl.store(Z + 3 * M * N + tl.arange(0, N), tl.flip(v, 0))
+
+
+def test_flip(rng):
+    m, n = 4, 16
+    x = numpy_random((m, n), "int32", rng)
+    z = poisoned(3 * m * n + n, "int32")
+    _flip_kernel[(1,)](x, z, M=m, N=n)
+    ref = np.concatenate([x[:, ::-1].ravel(), x[::-1, :].ravel(), x[:, ::-1].ravel(),
+                          x[0, ::-1]])
+    assert_equal(z, ref)
+
+
+@triton.jit
+def _sort_kernel(X, Z, M: tl.constexpr, N: tl.constexpr):
+    offs = _offs2(M, N)
+    x = tl.load(X + offs)
+    tl.store(Z + offs, tl.sort(x))
+    tl.store(Z + M * N + offs, tl.sort(x, descending=True))
+    v = tl.load(X + tl.arange(0, N))
+    tl.store(Z + 2 * M * N + tl.arange(0, N), tl.sort(v))
+
+
+@pytest.mark.parametrize("dtype", ["int32", "float32", "uint8"])
+def test_sort(dtype, rng):
+    m, n = 4, 32
+    x = numpy_random((m, n), dtype, rng, low=-20, high=20) if dtype != "float32" else \
+        numpy_random((m, n), dtype, rng)
+    z = poisoned(2 * m * n + n, dtype)
+    _sort_kernel[(1,)](x, z, M=m, N=n)
+    ref = np.concatenate([np.sort(x, 1).ravel(), np.sort(x, 1)[:, ::-1].ravel(),
+                          np.sort(x[0])])
+    assert_equal(z, ref)
+
+
+@triton.jit
+def _ravel_squeeze_kernel(X, Z, M: tl.constexpr, N: tl.constexpr):
+    x = tl.load(X + _offs2(M, N))
+    r = tl.ravel(x)
+    tl.static_assert(len(r.shape) == 1)
+    tl.store(Z + tl.arange(0, M * N), r)
+    row = tl.load(X + tl.arange(0, N))
+    u = tl.unsqueeze(row, 0)  # [1, N]
+    tl.static_assert(u.shape[0] == 1)
+    s = tl.squeeze(u, 0)  # back to [N]
+    tl.static_assert(len(s.shape) == 1)
+    tl.store(Z + M * N + tl.arange(0, N)[None, :], u)
+    tl.store(Z + M * N + N + tl.arange(0, N), s)
+
+
+def test_ravel_squeeze_unsqueeze(rng):
+    m, n = 4, 8
+    x = numpy_random((m, n), "float32", rng)
+    z = poisoned(m * n + 2 * n, "float32")
+    _ravel_squeeze_kernel[(1,)](x, z, M=m, N=n)
+    assert_close(z, np.concatenate([x.ravel(), x[0], x[0]]), rtol=0)
+
+
+@triton.jit
+def _swizzle_kernel(Z, SIZE_I: tl.constexpr, SIZE_J: tl.constexpr, SIZE_G: tl.constexpr):
+    i = tl.arange(0, SIZE_I)[:, None]
+    j = tl.arange(0, SIZE_J)[None, :]
+    ni, nj = tl.swizzle2d(i, j, SIZE_I, SIZE_J, SIZE_G)
+    tl.store(Z + i * SIZE_J + j, ni * SIZE_J + nj)
+
+
+def test_swizzle2d():
+    si, sj, sg = 8, 4, 3
+    z = poisoned((si, sj), "int32")
+    _swizzle_kernel[(1,)](z, SIZE_I=si, SIZE_J=sj, SIZE_G=sg)
+    ref = np.empty((si, sj), np.int32)
+    for i in range(si):
+        for j in range(sj):
+            lin = i * sj + j
+            first = (lin // (sg * sj)) * sg
+            rows = min(si - first, sg)
+            k = lin % (sg * sj)
+            ref[i, j] = (first + k % rows) * sj + k // rows
+    assert_equal(z, ref)
+    assert sorted(ref.ravel()) == list(range(si * sj))  # a permutation
+
+
+@triton.jit
+def _histogram_kernel(X, M, Z, BLOCK: tl.constexpr, BINS: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(X + offs)
+    h = tl.histogram(x, BINS)
+    tl.static_assert(h.dtype == tl.int32)
+    tl.store(Z + tl.arange(0, BINS), h)
+    m = tl.load(M + offs) != 0
+    tl.store(Z + BINS + tl.arange(0, BINS), tl.histogram(x, BINS, mask=m))
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int8"])
+def test_histogram(dtype, rng):
+    block, bins = 512, 16
+    x = rng.integers(0, bins, size=block).astype(dtype)  # many hits per bin
+    m = numpy_random(block, "bool", rng).astype(np.int8)
+    z = poisoned(2 * bins, "int32")
+    _histogram_kernel[(1,)](x, m, z, BLOCK=block, BINS=bins)
+    assert_equal(z[:bins], np.bincount(x, minlength=bins))
+    assert_equal(z[bins:], np.bincount(x[m != 0], minlength=bins))
+
+
+@triton.jit
+def _gather_kernel(S, I0, I1, Z, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    src = tl.load(S + _offs2(M, N))
+    idx1 = tl.load(I1 + _offs2(M, K))  # [M, K] column indices
+    g1 = tl.gather(src, idx1, 1)
+    tl.store(Z + _offs2(M, K), g1)
+    idx0 = tl.load(I0 + _offs2(K, N))  # [K, N] row indices
+    g0 = tl.gather(src, idx0, axis=0)
+    tl.store(Z + M * K + _offs2(K, N), g0)
+
+
+def test_gather(rng):
+    m, n, k = 8, 16, 4
+    src = numpy_random((m, n), "float32", rng)
+    i1 = rng.integers(0, n, size=(m, k)).astype(np.int32)
+    i0 = rng.integers(0, m, size=(k, n)).astype(np.int32)
+    z = poisoned(m * k + k * n, "float32")
+    _gather_kernel[(1,)](src, i0, i1, z, M=m, N=n, K=k)
+    assert_close(z[:m * k], np.take_along_axis(src, i1, 1).ravel(), rtol=0)
+    assert_close(z[m * k:], np.take_along_axis(src, i0, 0).ravel(), rtol=0)
