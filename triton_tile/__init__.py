@@ -4,26 +4,15 @@
 CPU through the C++ executors, and (with the Tile IR backend) on NVIDIA GPUs.
 """
 
-__version__ = "0.1.0"
+__version__ = "0.1.0"  # first: cache keys read it while the package is still importing
 
-from . import (  # noqa: E402,I001
-    compiler,
-    knobs,  # noqa: E402  (the version must exist first: cache keys read it)
-    language,
-    runtime,
-    testing,
-    tools,
-)
-from .compiler import CompilationError, compile  # noqa: E402
-from .runtime import driver  # noqa: E402
-from .runtime.autotuner import Config, autotune, heuristics  # noqa: E402
-from .runtime.errors import (  # noqa: E402
-    InterpreterError,
-    OutOfResources,
-    TileFallbackWarning,
-    TritonError,
-)
-from .runtime.jit import (  # noqa: E402
+# ruff: noqa: E402
+from . import compiler, knobs, language, runtime, testing, tools
+from .compiler import CompilationError, compile
+from .runtime import driver
+from .runtime.autotuner import Config, autotune, heuristics
+from .runtime.errors import InterpreterError, OutOfResources, TileFallbackWarning, TritonError
+from .runtime.jit import (
     JITFunction,
     KernelInterface,
     cdiv,
@@ -32,7 +21,7 @@ from .runtime.jit import (  # noqa: E402
     must_use_result,
     next_power_of_2,
 )
-from .runtime.tensors import MockTensor, TensorWrapper, reinterpret  # noqa: E402
+from .runtime.tensors import MockTensor, TensorWrapper, reinterpret
 
 _allocator = None
 

@@ -237,3 +237,15 @@ def test_aot_compile():
     x, y, out = _data(100)
     k[(2,)](x, y, out, 100, 64, 1)
     np.testing.assert_allclose(out, x + y)
+
+
+def test_compile_ttir_file(tmp_path):
+    x, y, out = _data(100)
+    k = add_kernel[(2,)](x, y, out, 100, BLOCK=64)
+    path = tmp_path / "add.ttir"
+    path.write_text(k.asm["ttir"])
+    aot = triton.compile(str(path))
+    assert aot.name == "add_kernel" and aot.asm["ttir"] == k.asm["ttir"]
+    out[:] = np.nan
+    aot[(2,)](x, y, out, 100)  # one argument per tt.func parameter (100 is not specialized)
+    np.testing.assert_allclose(out, x + y)

@@ -223,3 +223,18 @@ def test_torch_tensors_when_available():
     assert ty == "*bf16"
     assert key == ("D" if t.data_ptr() % 16 == 0 else None)
     assert _one(torch.zeros(4, dtype=torch.int64))[0] == "*i64"
+
+
+def test_host_tensor_descriptor_arguments():
+    from triton_tile.tools.tensor_descriptor import TensorDescriptor
+
+    a = np.zeros((64, 32), np.float16)
+    desc = TensorDescriptor.from_tensor(a, block_shape=[16, 8])
+    t, k, rt = sp.specialize_arg(desc, True, True, "", False)
+    assert t == "tensordesc<fp16[16, 8]>" and k is None
+    base = a.__array_interface__["data"][0]
+    assert rt[0] == sp.HostBuffer(base, base, base + a.nbytes)
+    assert rt[1:] == (64, 32, 32, 1)  # shape, then strides in elements
+    assert sp.flatten_runtime([rt])[1:] == [64, 32, 32, 1]
+    desc.block_shape = [8, 8]  # what an autotune pre_hook does: a new specialization
+    assert sp.specialize_arg(desc, True, True, "", False)[0] == "tensordesc<fp16[8, 8]>"

@@ -203,12 +203,43 @@ class ASTSource:
 
 
 def compile(src, target=None, options=None) -> CompiledKernel:  # noqa: A001 - Triton's name
-    """Compile ahead of time: `src` is an ASTSource (or a JITFunction with `signature=`)."""
+    """Compile ahead of time: `src` is an ASTSource or the path of a .ttir file."""
     if target is not None and getattr(target, "backend", "cpu") != "cpu":
         raise NotImplementedError(f"target {target}: only the CPU target is built so far")
-    if isinstance(src, str):
-        raise NotImplementedError("compiling from an IR file needs the TTIR parser binding")
     opts = cpu.parse_options(dict(options or {}), debug=knobs.debug, enable_tile=knobs.enable_tile,
                              f32_default=knobs.f32_default)
+    if isinstance(src, (str, os.PathLike)):
+        return _compile_ttir_file(os.fspath(src), opts)
     spec = src.specialization()
     return compile_kernel(src.fn, spec, opts)
+
+
+def _ir_type_string(t) -> str:
+    """Triton's type string for an IR argument type (enough for launching)."""
+    if t.is_ptr:
+        return "*" + _ir_type_string(t.pointee)
+    name = t.name
+    if t.is_int:
+        return "u1" if name == "i1" else name
+    return {"f16": "fp16", "bf16": "bf16", "f32": "fp32", "f64": "fp64"}.get(name, name)
+
+
+def _compile_ttir_file(path: str, options) -> CompiledKernel:
+    """`compile("kernel.ttir")`: a TTIR file (e.g. a cache entry or a dump, hand-edited) to a
+    kernel launched as `k[grid](*args)` with one argument per `tt.func` parameter."""
+    if not path.endswith(".ttir"):
+        raise ValueError(f"compile({path!r}): only .ttir files can be compiled so far")
+    _core = cpu.core()
+    with open(path) as f:
+        text = f.read()
+    module = _core.parse_ttir(text, path)
+    funcs = module.funcs
+    public = [f for f in funcs if f.attr("sym_visibility") != "private"] or funcs
+    name = public[0].attr("sym_name")
+    types = [_ir_type_string(t) for t in public[0].attr("function_type").inputs]
+    _core.run_passes(module, TTIR_PASSES)
+    key = hashlib.sha256(text.encode()).hexdigest()
+    path_taken, reason = _choose_path(name, options)
+    return CompiledKernel(name, {"ttir": str(module)},
+                          make_metadata(name, key, path_taken, reason, options),
+                          cpu.prepare(module, name), types, located_ttir=module.str(True))

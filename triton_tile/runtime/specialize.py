@@ -236,8 +236,31 @@ def specialize_arg(value, specialize: bool, align: bool, annotation: str, warmup
         ptr = 0 if buf is None else buf.ptr
         key = "D" if specialize and align and ptr % 16 == 0 else None
         return "*" + name, key, buf
+    if type(value).__name__ == "TensorDescriptor":
+        return _specialize_descriptor(value, warmup)
     raise ArgError(TypeError, f"has type {type(value).__name__}, which is not a kernel argument "
-                              "type (arrays, tensors, int, float, bool, None, tl.constexpr)")
+                              "type (arrays, tensors, TensorDescriptor, int, float, bool, None, "
+                              "tl.constexpr)")
+
+
+def _specialize_descriptor(desc, warmup: bool):
+    """A host TensorDescriptor: its type string carries dtype, block shape and padding (so they
+    are specialized); it reaches the executor as base, shape..., strides... (tools/
+    tensor_descriptor.py and docs/internals.md)."""
+    from ..tools import tensor_descriptor as td
+
+    if not td.is_tensor_descriptor(desc):
+        raise ArgError(TypeError, f"is a {type(desc).__module__}.TensorDescriptor; pass "
+                                  "triton_tile.tools.tensor_descriptor.TensorDescriptor")
+    return td.signature_string(desc), None, _descriptor_runtime(desc, warmup)
+
+
+def _descriptor_runtime(desc, warmup: bool) -> tuple:
+    from ..tools import tensor_descriptor as td
+
+    base, *ints = td.runtime_values(desc)
+    _, buf = array_dtype_and_buffer(base, warmup)
+    return (buf,) + tuple(_int_runtime(int(v)) for v in ints)
 
 
 def _specialize_annotated(value, specialize, align, annotation, warmup):
@@ -312,6 +335,8 @@ def runtime_value(value, type_str, warmup: bool = False):
         return tuple(runtime_value(v, t, warmup) for v, t in zip(value, type_str))
     if type_str == "constexpr":
         return CONSTEXPR
+    if type_str.startswith("tensordesc"):
+        return _descriptor_runtime(value, warmup)
     if type_str.startswith("*"):
         if not is_array_like(value):
             raise ArgError(TypeError, f"expects an array ({type_str}) but got "
