@@ -121,6 +121,14 @@ def prepare(module, name: str):
     return core().TTIRProgram(module, name)
 
 
+def prepare_tile(tile_module, name: str):
+    """(program, None) running Tile IR on the CPU tile executor, or (None, why not)."""
+    tile_program = getattr(core(), "TileProgram", None)
+    if tile_program is None:
+        return None, "the CPU tile executor is not built yet"
+    return tile_program(tile_module, name), None
+
+
 def pointer_arg(buf):
     """Executor argument for a pointer: `(address, base, nbytes)`: the pointer's value and the
     whole allocation it points into, so views (a row, a reversed array) may be indexed

@@ -11,15 +11,16 @@ import collections
 import hashlib
 import os
 import sys
-import warnings
 from typing import Any, Dict, NamedTuple, Optional, Sequence
 
 from .. import knobs
 from ..backends import cpu
 from ..runtime import specialize as sp
-from ..runtime.errors import TileFallbackWarning
 
 TTIR_PASSES = ["inline", "canonicalize", "cse", "dce"]
+# The PTX-style path runs pointer tiles only: block pointers and descriptors become masked
+# pointer tiles (the Tile path turns the same accesses into views instead: tile_stage.py).
+PTX_PASSES = ["expand-block-pointer-loops", "lower-block-pointers", "canonicalize", "cse", "dce"]
 
 
 class Specialization(NamedTuple):
@@ -34,6 +35,7 @@ class Specialization(NamedTuple):
 KernelMetadata = collections.namedtuple("KernelMetadata", [
     "name", "hash", "target", "path", "fallback_reason", "num_warps", "num_stages", "num_ctas",
     "occupancy", "maxnreg", "shared", "debug", "enable_fp_fusion", "default_dot_input_precision",
+    "tile_accesses",  # Tile path: (op, location, raised to a view?, why / which view) per access
 ])
 
 
@@ -61,7 +63,7 @@ class CompiledKernel:
     def with_options(self, options, key: str) -> "CompiledKernel":
         """The same program under other metadata-only options (see backends.cpu.same_code)."""
         md = make_metadata(self.name, key, self.metadata.path, self.metadata.fallback_reason,
-                           options)
+                           options, self.metadata.tile_accesses)
         return CompiledKernel(self.name, self.asm, md, self.program, self.param_types,
                               self.located_ttir)
 
@@ -132,19 +134,6 @@ def _dump(name: str, key: str, stage: str, text: str) -> None:
         f.write(text)
 
 
-def _choose_path(name: str, options) -> tuple:
-    """('tile' | 'ptx', fallback reason). The Tile IR conversion is not built yet, so a kernel
-    asking for it runs on the PTX-style path, loudly (DESIGN.md: never silent)."""
-    if not options.enable_tile:
-        return "ptx", None
-    reason = "the Tile IR path is not available in this build"
-    if knobs.fallback == "error":
-        raise RuntimeError(f"kernel {name}: {reason} (TRITON_TILE_FALLBACK=error)")
-    warnings.warn(TileFallbackWarning(f"kernel {name}: {reason}; running on the PTX-style path "
-                                      "(CPU: the TTIR executor)"), stacklevel=4)
-    return "ptx", reason
-
-
 def compile_kernel(jit_fn, spec: Specialization, options, key: Optional[str] = None
                    ) -> CompiledKernel:
     from .frontend import ast_to_ttir
@@ -155,16 +144,38 @@ def compile_kernel(jit_fn, spec: Specialization, options, key: Optional[str] = N
     key = key or hashlib.sha256(str(module).encode()).hexdigest()
     _dump(name, key, "source", str(module))
     _core.run_passes(module, TTIR_PASSES)
+    return _backend(module, name, key, options, spec.param_types)
+
+
+def _backend(module, name: str, key: str, options, param_types) -> CompiledKernel:
+    """From inlined TTIR to a runnable kernel: the Tile path when asked for and possible
+    (else a loud fallback), the PTX-style path otherwise."""
+    from . import tile_stage
+
     asm = {"ttir": str(module)}
     _dump(name, key, "ttir", asm["ttir"])
-    path, reason = _choose_path(name, options)
-    program = cpu.prepare(module, name)
-    return CompiledKernel(name, asm, make_metadata(name, key, path, reason, options), program,
-                          spec.param_types, located_ttir=module.str(True))
+    located = module.str(True)
+    path, reason, program, accesses = "ptx", None, None, ()
+    if options.enable_tile:
+        tile = tile_stage.convert(module, name, options)
+        accesses, reason = tile.accesses, tile.reason
+        if tile.module is not None:
+            asm["tileir"] = tile.asm
+            _dump(name, key, "tileir", tile.asm)
+            program, reason = cpu.prepare_tile(tile.module, name)
+            path = "tile" if program is not None else "ptx"
+        if reason:
+            tile_stage.fall_back(name, reason)
+    if program is None:
+        cpu.core().run_passes(module, PTX_PASSES)
+        program = cpu.prepare(module, name)
+    md = make_metadata(name, key, path, reason, options, accesses)
+    return CompiledKernel(name, asm, md, program, param_types, located_ttir=located)
 
 
-def make_metadata(name, key, path, reason, options) -> Dict[str, Any]:
+def make_metadata(name, key, path, reason, options, accesses=()) -> Dict[str, Any]:
     return dict(name=name, hash=key, target=cpu.TARGET.backend, path=path,
+                tile_accesses=tuple(tuple(a) for a in accesses),
                 fallback_reason=reason, num_warps=options.num_warps,
                 num_stages=options.num_stages, num_ctas=options.num_ctas,
                 occupancy=options.occupancy, maxnreg=options.maxnreg, shared=0,
@@ -239,7 +250,4 @@ def _compile_ttir_file(path: str, options) -> CompiledKernel:
     types = [_ir_type_string(t) for t in public[0].attr("function_type").inputs]
     _core.run_passes(module, TTIR_PASSES)
     key = hashlib.sha256(text.encode()).hexdigest()
-    path_taken, reason = _choose_path(name, options)
-    return CompiledKernel(name, {"ttir": str(module)},
-                          make_metadata(name, key, path_taken, reason, options),
-                          cpu.prepare(module, name), types, located_ttir=module.str(True))
+    return _backend(module, name, key, options, types)

@@ -1,0 +1,68 @@
+"""The Tile IR stage: TTIR -> CUDA Tile IR, or a loud reason to stay on the PTX-style path.
+
+    TTIR --(clone)--> expand-block-pointer-loops, scalarize-loop-pointers, cleanups
+         --> convert-ttir-to-tile (raise-pointers-to-views, lower-tensor-descriptors,
+             insert-memory-tokens) --> Tile IR            asm['tileir']
+
+The caller decides what runs it (the CPU tile executor; tileiras + the driver on a GPU).
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import List, NamedTuple, Optional, Tuple
+
+from .. import knobs
+from ..backends import cpu
+from ..runtime.errors import TileFallbackWarning
+
+TILE_PASSES = ["expand-block-pointer-loops", "scalarize-loop-pointers", "canonicalize", "cse",
+               "dce"]
+
+
+class TileResult(NamedTuple):
+    module: object  # the Tile IR module, or None when the kernel falls back
+    asm: str  # NVIDIA's textual form ("" on fallback)
+    reason: Optional[str]  # why the kernel falls back, naming the op and its source line
+    accesses: List[Tuple[str, str, bool, str]]  # (op, location, raised to a view?, detail)
+
+
+def tile_options(options, alias_classes=()):
+    """The conversion's options from the launch options and the environment knobs."""
+    o = cpu.core().TileOptions()
+    o.approx = knobs.enable_approx
+    o.ftz = knobs.enable_ftz
+    o.occupancy = options.occupancy or 0
+    o.num_ctas = options.num_ctas
+    o.num_stages = options.num_stages
+    o.arch = knobs.target or "sm_90"
+    o.alias_classes = [list(c) for c in alias_classes]
+    return o
+
+
+def convert(ttir, name: str, options, alias_classes=()) -> TileResult:
+    """Converts a copy of the (already inlined and cleaned) TTIR module."""
+    core = cpu.core()
+    module = ttir.clone()
+    core.run_passes(module, TILE_PASSES)
+    r = core.convert_to_tile(module, name, tile_options(options, alias_classes))
+    if r.unsupported:
+        op, loc, why = r.unsupported[0]
+        more = f" (and {len(r.unsupported) - 1} more)" if len(r.unsupported) > 1 else ""
+        return TileResult(None, "", f"'{op}' at {loc}: {why}{more}", list(r.accesses))
+    tile = r.take_module()
+    return TileResult(tile, core.print_tile(tile), None, list(r.accesses))
+
+
+_warned = set()
+
+
+def fall_back(name: str, reason: str, stacklevel: int = 5) -> None:
+    """Never silent: a TileFallbackWarning once per kernel, or an error on request."""
+    message = (f"kernel {name}: the Tile IR path cannot run it: {reason}; running on the "
+               "PTX-style path (CPU: the TTIR executor)")
+    if knobs.fallback == "error":
+        raise RuntimeError(message + " [TRITON_TILE_FALLBACK=error]")
+    if name not in _warned:
+        _warned.add(name)
+        warnings.warn(TileFallbackWarning(message), stacklevel=stacklevel)
