@@ -489,6 +489,7 @@ private:
     b_->setInsertionPointToEnd(body);
     blockBody();
     b_->restoreInsertionPoint(ip);
+    optLoc(f);
   }
 
   // `{ ops }`, with an optional `^bb0(...)` label handled by the caller.
@@ -546,22 +547,43 @@ private:
       o = generic();
     else
       o = custom(word());
+    optLoc(o);
+    if (!resNames.empty())
+      define(resNames[0], o);
+  }
+
+  // "file:line:col" followed by any number of " (inlined at file:line:col)".
+  Location parseLoc(const std::string &l) {
+    static const std::string marker = " (inlined at ";
+    size_t cut = l.find(marker);
+    std::string head = l.substr(0, cut);
+    auto d = std::make_shared<LocData>();
+    size_t c2 = head.rfind(':'), c1 = c2 == std::string::npos ? c2 : head.rfind(':', c2 - 1);
+    if (c1 == std::string::npos || c2 == std::string::npos)
+      fail("malformed location \"" + l + "\"");
+    d->file = head.substr(0, c1);
+    d->line = std::atoi(head.c_str() + c1 + 1);
+    d->col = std::atoi(head.c_str() + c2 + 1);
+    if (cut != std::string::npos) {
+      // The rest is the call chain, innermost call site first: "a) (inlined at b)".
+      std::string rest = l.substr(cut + marker.size());
+      if (!rest.empty() && rest.back() == ')')
+        rest.pop_back();
+      size_t close = rest.find(')');
+      std::string next = rest.substr(0, close);
+      if (close != std::string::npos && close + 1 < rest.size())
+        next += rest.substr(close + 1) + ")";
+      d->caller = parseLoc(next);
+    }
+    return d;
+  }
+
+  void optLoc(Operation *o) {
     if (acceptStr("loc(")) {
       std::string l = quoted();
       expect(')');
       o->setLoc(parseLoc(l));
     }
-    if (!resNames.empty())
-      define(resNames[0], o);
-  }
-
-  Location parseLoc(const std::string &l) {
-    auto d = std::make_shared<LocData>();
-    size_t c2 = l.rfind(':'), c1 = l.rfind(':', c2 - 1);
-    d->file = l.substr(0, c1);
-    d->line = std::atoi(l.c_str() + c1 + 1);
-    d->col = std::atoi(l.c_str() + c2 + 1);
-    return d;
   }
 
   Operation *generic() {
