@@ -144,10 +144,10 @@ def compile_kernel(jit_fn, spec: Specialization, options, key: Optional[str] = N
     key = key or hashlib.sha256(str(module).encode()).hexdigest()
     _dump(name, key, "source", str(module))
     _core.run_passes(module, TTIR_PASSES)
-    return _backend(module, name, key, options, spec.param_types)
+    return backend_stages(module, name, key, options, spec.param_types)
 
 
-def _backend(module, name: str, key: str, options, param_types) -> CompiledKernel:
+def backend_stages(module, name: str, key: str, options, param_types) -> CompiledKernel:
     """From inlined TTIR to a runnable kernel: the Tile path when asked for and possible
     (else a loud fallback), the PTX-style path otherwise."""
     from . import tile_stage
@@ -165,7 +165,7 @@ def _backend(module, name: str, key: str, options, param_types) -> CompiledKerne
             program, reason = cpu.prepare_tile(tile.module, name)
             path = "tile" if program is not None else "ptx"
         if reason:
-            tile_stage.fall_back(name, reason)
+            tile_stage.fall_back(name, reason, module.func(name).location)
     if program is None:
         cpu.core().run_passes(module, PTX_PASSES)
         program = cpu.prepare(module, name)
@@ -250,4 +250,4 @@ def _compile_ttir_file(path: str, options) -> CompiledKernel:
     types = [_ir_type_string(t) for t in public[0].attr("function_type").inputs]
     _core.run_passes(module, TTIR_PASSES)
     key = hashlib.sha256(text.encode()).hexdigest()
-    return _backend(module, name, key, options, types)
+    return backend_stages(module, name, key, options, types)

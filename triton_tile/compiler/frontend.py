@@ -67,23 +67,91 @@ def is_jit_function(v) -> bool:
 # A value's "spec" describes its structure: tensors become IR values (handles), tuples nest,
 # anything else is a compile-time constant carried in the spec itself.
 #   ("t", tl type) | ("tuple", [spec, ...]) | ("c", python value)
+#   | ("desc", tensor_descriptor_type, base pointer type)
+#   | ("hostdesc", tensor_descriptor_type)          (kernel parameters only)
+#   | ("bp", block pointer type, order, base type)
+#   | ("bpoffs", block pointer type, order, (base, shape, strides))   (scf.for only)
+# A tensor descriptor travels (through calls, loops, branches, returns) as its operands: the
+# base pointer, the shape (i32 x r) and the leading strides (i64 x r-1; the last is the
+# constant 1); where it arrives, a new tt.make_tensor_descriptor is built from them. So every
+# descriptor access sees its tt.make_tensor_descriptor, which the lowering passes rely on. A
+# host descriptor parameter is `base, shape x r (i32), strides x r (i64)` (docs/internals.md);
+# its last stride is known to be 1 and the constant is used instead.
+# Block pointers travel the same way, as the operands of their tt.make_tensor_ptr (base, shape
+# and strides i64, offsets i32), so a block pointer reassigned in a branch, a while loop or a
+# loop body (not just advanced) still reaches every access as a tt.make_tensor_ptr. A for loop
+# whose block pointer only moves (tl.advance) carries just the offsets ("bpoffs"), which is
+# what the expand-block-pointer-loops pass would make of it.
 
 def _flatten(v, out: list):
     if isinstance(v, tl.tensor):
+        parts = getattr(v, "bp_parts", None)
+        if parts is not None:
+            out.append(parts.base.handle)
+            out.extend(x.handle for x in parts.shape + parts.strides + parts.offsets)
+            return ("bp", v.type, parts.order, parts.base.type)
         out.append(v.handle)
         return ("t", v.type)
     if isinstance(v, tl.tuple):
         return ("tuple", [_flatten(x, out) for x in v.values], v.fields)
+    if isinstance(v, tl.tensor_descriptor):
+        out.append(v.base.handle)
+        out.extend(x.handle for x in v.shape)
+        out.extend(x.handle for x in v.strides[:-1])
+        return ("desc", v.type, v.base.type)
     return ("c", v)
 
 
-def _unflatten(handles, spec):
+def _unflatten(handles, spec, sem=None):
     kind = spec[0]
     if kind == "t":
         return tl.tensor(next(handles), spec[1])
     if kind == "tuple":
-        return tl.tuple([_unflatten(handles, s) for s in spec[1]], fields=spec[2])
+        return tl.tuple([_unflatten(handles, s, sem) for s in spec[1]], fields=spec[2])
+    if kind in ("desc", "hostdesc"):
+        ty = spec[1]
+        rank = len(ty.block_type.shape)
+        elt = ty.block_type.element_ty
+        base = tl.tensor(next(handles), spec[2] if kind == "desc" else tl.pointer_type(elt))
+        shape = [tl.tensor(next(handles), tl.int32) for _ in range(rank)]
+        strides = [tl.tensor(next(handles), tl.int64) for _ in range(rank - 1)]
+        if kind == "hostdesc":
+            next(handles)  # the last stride: 1, checked on the host
+        return sem.tensor_descriptor(base, shape, strides, ty)
+    if kind in ("bp", "bpoffs"):
+        ty, order = spec[1], spec[2]
+        rank = len(ty.element_ty.shape)
+        if kind == "bp":
+            base = tl.tensor(next(handles), spec[3])
+            shape = [tl.tensor(next(handles), tl.int64) for _ in range(rank)]
+            strides = [tl.tensor(next(handles), tl.int64) for _ in range(rank)]
+        else:
+            base, shape, strides = spec[3]
+        offsets = [tl.tensor(next(handles), tl.int32) for _ in range(rank)]
+        return sem.block_pointer(base, shape, strides, offsets, order, ty)
     return spec[1]
+
+
+def _flatten_like(v, spec, out: list):
+    """Flatten `v` the way `spec` says (for scf.yield and loop inits): checks that `v` has
+    that structure, and for "bpoffs" that its base, shape and strides are those of the spec."""
+    if spec[0] == "bpoffs":
+        parts = getattr(v, "bp_parts", None) if isinstance(v, tl.tensor) else None
+        fixed = spec[3]
+        if parts is None or v.type != spec[1] or parts.order != spec[2] or \
+                parts.base.handle.id != fixed[0].handle.id or \
+                any(a.handle.id != b.handle.id for a, b in
+                    zip(parts.shape + parts.strides, fixed[1] + fixed[2])):
+            return None
+        out.extend(x.handle for x in parts.offsets)
+        return spec
+    if spec[0] == "tuple" and isinstance(v, tl.tuple) and len(v.values) == len(spec[1]):
+        subs = [_flatten_like(x, s, out) for x, s in zip(v.values, spec[1])]
+        if any(s is None for s in subs):
+            return None
+        return ("tuple", subs, v.fields)
+    got = _flatten(v, out)
+    return got if _spec_equal(spec, got) else None
 
 
 def _spec_ir_types(spec, out: list):
@@ -92,6 +160,20 @@ def _spec_ir_types(spec, out: list):
     elif spec[0] == "tuple":
         for s in spec[1]:
             _spec_ir_types(s, out)
+    elif spec[0] in ("bp", "bpoffs"):
+        rank = len(spec[1].element_ty.shape)
+        if spec[0] == "bp":
+            out.append(spec[3].to_ir())
+            out.extend(_core.int_type(64) for _ in range(2 * rank))
+        out.extend(_core.int_type(32) for _ in range(rank))
+    elif spec[0] in ("desc", "hostdesc"):
+        ty = spec[1]
+        rank = len(ty.block_type.shape)
+        base = spec[2] if spec[0] == "desc" else tl.pointer_type(ty.block_type.element_ty)
+        out.append(base.to_ir())
+        out.extend(_core.int_type(32) for _ in range(rank))
+        out.extend(_core.int_type(64) for _ in range(rank if spec[0] == "hostdesc"
+                                                     else rank - 1))
     return out
 
 
@@ -114,6 +196,12 @@ def _spec_equal(a, b) -> bool:
         return a[1] == b[1]
     if a[0] == "tuple":
         return len(a[1]) == len(b[1]) and all(_spec_equal(x, y) for x, y in zip(a[1], b[1]))
+    if a[0] in ("desc", "hostdesc", "bp"):
+        return a[1:] == b[1:]
+    if a[0] == "bpoffs":
+        return a[1:3] == b[1:3] and all(
+            x.handle.id == y.handle.id for x, y in
+            zip([a[3][0]] + a[3][1] + a[3][2], [b[3][0]] + b[3][1] + b[3][2]))
     return _const_equal(a[1], b[1])
 
 
@@ -122,6 +210,10 @@ def _spec_str(spec) -> str:
         return str(spec[1])
     if spec[0] == "tuple":
         return "(" + ", ".join(_spec_str(s) for s in spec[1]) + ")"
+    if spec[0] in ("desc", "hostdesc"):
+        return str(spec[1])
+    if spec[0] in ("bp", "bpoffs"):
+        return f"{spec[1]} (order {list(spec[2])})"
     v = _unwrap(spec[1])
     return "None" if v is None else f"constexpr[{v!r}]"
 
@@ -135,11 +227,13 @@ def _same_value(a, b) -> bool:
     if isinstance(a, tl.tuple) and isinstance(b, tl.tuple):
         return len(a.values) == len(b.values) and all(
             _same_value(x, y) for x, y in zip(a.values, b.values))
+    if isinstance(a, tl.tensor_descriptor) and isinstance(b, tl.tensor_descriptor):
+        return a.handle.id == b.handle.id and a.type == b.type
     return False
 
 
 def _holds_tensors(v) -> bool:
-    if isinstance(v, tl.tensor):
+    if isinstance(v, (tl.tensor, tl.tensor_descriptor)):
         return True
     if isinstance(v, tl.tuple):
         return any(_holds_tensors(x) for x in v.values)
@@ -154,6 +248,10 @@ def _mangle_part(spec) -> str:
         return t.codegen_name()
     if spec[0] == "tuple":
         return "T" + "_".join(_mangle_part(s) for s in spec[1]) + "T"
+    if spec[0] in ("desc", "hostdesc"):
+        return spec[1].mangle()
+    if spec[0] == "bp":
+        return "B" + spec[1].element_ty.mangle() + "O" + "_".join(map(str, spec[2])) + "B"
     v = _unwrap(spec[1])
     if is_jit_function(v):
         text = v.__name__
@@ -169,6 +267,8 @@ def _hashable(spec):
         return ("t", spec[1])
     if spec[0] == "tuple":
         return ("tuple", tuple(_hashable(s) for s in spec[1]), spec[2])
+    if spec[0] in ("desc", "hostdesc", "bp"):
+        return spec
     v = _unwrap(spec[1])
     try:
         hash(v)
@@ -185,6 +285,13 @@ def _assigned_names(stmts) -> List[str]:
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
                 seen.setdefault(node.id, None)
     return list(seen)
+
+
+def _is_plain_ref(node) -> bool:
+    """`name` or `name.attr.attr`: evaluating it has no effect."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name)
 
 
 def _contains_return(node) -> bool:
@@ -505,11 +612,13 @@ class CodeGenerator(ast.NodeVisitor):
                 for attr_name, value in attrs.get(name, ()):
                     self.func_op.set_arg_attr(i, attr_name,
                                               _core.int_attr(int(value), _core.int_type(32)))
+            self._host_descriptor_hints(spec, i)
             i += n
-        handles = iter(entry.args)
-        for name, spec in bindings:
-            self.lscope[name] = _unflatten(handles, spec)
         self.builder.set_insertion_point_to_end(entry)
+        handles = iter(entry.args)
+        with self._at(fdef):
+            for name, spec in bindings:
+                self.lscope[name] = _unflatten(handles, spec, self.sem)
         self.ctx.generators.append(self)
         try:
             ret = self._visit_block(fdef.body)
@@ -525,6 +634,19 @@ class CodeGenerator(ast.NodeVisitor):
 
     _last_return = None
     _void_function = False
+
+    def _host_descriptor_hints(self, spec, first: int) -> int:
+        """A host TensorDescriptor's base is 16-byte aligned (checked on the host): say so on
+        its parameter. Returns the number of parameters `spec` covers."""
+        if spec[0] == "tuple":
+            n = 0
+            for s in spec[1]:
+                n += self._host_descriptor_hints(s, first + n)
+            return n
+        if spec[0] == "hostdesc":
+            self.func_op.set_arg_attr(first, "tt.divisibility",
+                                      _core.int_attr(16, _core.int_type(32)))
+        return len(_spec_ir_types(spec, []))
 
     def _as_constexpr(self, value):
         if isinstance(value, (tl.constexpr, tl.tensor, tl.tuple)):
@@ -554,6 +676,13 @@ class CodeGenerator(ast.NodeVisitor):
         if isinstance(ty, str) and ty.startswith("("):
             raise CompilationError(f"{self.fn_name}: tuple parameter {name!r} must be given as a "
                                    "Python tuple of type strings")
+        if isinstance(ty, str) and ty.strip().startswith("tensordesc"):
+            # a host TensorDescriptor: `tensordesc<fp16[64, 64]>` (padding zero) or
+            # `tensordesc<fp16[64, 64],nan>`
+            try:
+                return ("hostdesc", tl.str_to_ty(ty))
+            except ValueError as e:
+                raise CompilationError(f"{self.fn_name}: parameter {name!r}: {e}") from None
         try:
             return ("t", tl.str_to_ty(ty))
         except ValueError:
@@ -573,9 +702,10 @@ class CodeGenerator(ast.NodeVisitor):
             with self._at(fdef):
                 self.func_op, entry = self._create_func(name, input_types, "private")
             handles = iter(entry.args)
-            for pname in self.jit_fn.arg_names:
-                self.lscope[pname] = _unflatten(handles, arg_specs[pname])
             self.builder.set_insertion_point_to_end(entry)
+            with self._at(fdef):
+                for pname in self.jit_fn.arg_names:
+                    self.lscope[pname] = _unflatten(handles, arg_specs[pname], self.sem)
             ret = self._visit_block(fdef.body)
             value = ret.value if ret is not None else None
             out: list = []
@@ -632,10 +762,10 @@ class CodeGenerator(ast.NodeVisitor):
                                  {"callee": _core.str_attr(symbol)})
         if ret_spec is None:
             return None
-        return _unflatten(iter(op.results), ret_spec)
+        return _unflatten(iter(op.results), ret_spec, self.sem)
 
     def _callee_arg(self, v):
-        if isinstance(v, (tl.tensor, tl.constexpr)):
+        if isinstance(v, (tl.tensor, tl.constexpr, tl.tensor_descriptor)):
             return v
         if isinstance(v, tl.tuple):
             return tl.tuple([self._callee_arg(x) for x in v.values], fields=v.fields)
@@ -751,10 +881,14 @@ class CodeGenerator(ast.NodeVisitor):
         finally:
             self.lscope, self.local_defs = outer_scope, outer_defs
 
-    def _yield(self, values):
+    def _yield(self, values, specs=None):
         out: list = []
-        for v in values:
-            _flatten(v, out)
+        for i, v in enumerate(values):
+            if specs is None:
+                _flatten(v, out)
+            elif _flatten_like(v, specs[i], out) is None:
+                raise TypeError(f"cannot yield {_spec_str(_flatten(v, []))} as "
+                                f"{_spec_str(specs[i])}")
         self.builder.create("scf.yield", out, [])
 
     def _merge_names(self, liveins, then_scope, then_defs, else_scope, else_defs):
@@ -811,7 +945,7 @@ class CodeGenerator(ast.NodeVisitor):
             self.builder.restore_ip(ip)
         results = iter(if_op.results)
         for name, spec in zip(names, specs):
-            self.set_value(name, _unflatten(results, spec))
+            self.set_value(name, _unflatten(results, spec, self.sem))
 
     def _visit_returning_if(self, node: ast.If, cond: tl.tensor, rest) -> _Returned:
         """`if c: ...return...` followed by `rest`: each branch continues with `rest` (when it
@@ -850,7 +984,7 @@ class CodeGenerator(ast.NodeVisitor):
             self.builder.restore_ip(ip)
         if t_spec is None:
             return _Returned(None)
-        return _Returned(_unflatten(iter(if_op.results), t_spec))
+        return _Returned(_unflatten(iter(if_op.results), t_spec, self.sem))
 
     def visit_If(self, node):  # reached only through _visit_block
         raise AssertionError("if statements are handled by _visit_block")
@@ -876,7 +1010,7 @@ class CodeGenerator(ast.NodeVisitor):
                 self._yield([self.sem.to_tensor(self.visit(expr))])
         finally:
             self.builder.restore_ip(ip)
-        return _unflatten(iter(if_op.results), t_spec)
+        return _unflatten(iter(if_op.results), t_spec, self.sem)
 
     # ----------------------------------------------------------------------------------------
     # loops
@@ -895,8 +1029,8 @@ class CodeGenerator(ast.NodeVisitor):
     def _check_carried(self, carried, init_specs, before, exclude=()):
         """After the body: carried variables kept their types; other live-ins unchanged."""
         for name, spec in zip(carried, init_specs):
-            new = _flatten(self.lscope[name], [])
-            if not _spec_equal(spec, new):
+            if _flatten_like(self.lscope[name], spec, []) is None:
+                new = _flatten(self.lscope[name], [])
                 raise TypeError(f"Loop-carried variable {name} has initial type "
                                 f"{_spec_str(spec)} but is re-assigned to {_spec_str(new)} in "
                                 "loop! Please make sure that the type stays consistent.")
@@ -969,8 +1103,10 @@ class CodeGenerator(ast.NodeVisitor):
 
         carried = self._loop_carried(node.body, exclude=(target,))
         before = dict(self.lscope)
+        init_specs = self._for_carried_specs(node, target, iv_ty, carried)
         init_handles: list = []
-        init_specs = [_flatten(self.lscope[n], init_handles) for n in carried]
+        for n, spec in zip(carried, init_specs):
+            _flatten_like(self.lscope[n], spec, init_handles)
         types = [h.type for h in init_handles]
         attrs = {}
         for key, attr_name in (("num_stages", "tt.num_stages"),
@@ -994,7 +1130,7 @@ class CodeGenerator(ast.NodeVisitor):
                 iv = self.sem.add(self.sem.sub(ub_t, iv, False), lb_t, False)
             args = iter(body.args[1:])
             for name, spec in zip(carried, init_specs):
-                self.set_value(name, _unflatten(args, spec))
+                self.set_value(name, _unflatten(args, spec, self.sem))
             self.set_value(target, iv)
             outer_defs, self.local_defs = self.local_defs, {}
             self.loop_depth += 1
@@ -1004,13 +1140,38 @@ class CodeGenerator(ast.NodeVisitor):
                 self.loop_depth -= 1
                 self.local_defs = outer_defs
             self._check_carried(carried, init_specs, before, exclude=(target,))
-            self._yield([self.lscope[n] for n in carried])
+            self._yield([self.lscope[n] for n in carried], init_specs)
         finally:
             self.builder.restore_ip(ip)
         self.lscope = before
         results = iter(for_op.results)
         for name, spec in zip(carried, init_specs):
-            self.set_value(name, _unflatten(results, spec))
+            self.set_value(name, _unflatten(results, spec, self.sem))
+
+    def _for_carried_specs(self, node, target, iv_ty, carried):
+        """Specs of the loop-carried variables. A block pointer that the body only moves (its
+        base, shape and strides at the end of the body are those it entered with) carries just
+        its offsets; finding out takes a probe visit of the body."""
+        specs = [_flatten(self.lscope[n], []) for n in carried]
+        if not any(s[0] == "bp" for s in specs):
+            return specs
+        with self._scratch():
+            self.set_value(target, self.sem.scalar_constant(0, iv_ty))
+            self.loop_depth += 1
+            try:
+                self._visit_block(node.body)
+            finally:
+                self.loop_depth -= 1
+            finals = [self.lscope.get(n) for n in carried]
+        out = []
+        for n, spec, final in zip(carried, specs, finals):
+            if spec[0] == "bp":
+                parts = self.lscope[n].bp_parts
+                fixed = ("bpoffs", spec[1], spec[2], (parts.base, parts.shape, parts.strides))
+                if _flatten_like(final, fixed, []) is not None:
+                    spec = fixed
+            out.append(spec)
+        return out
 
     def visit_While(self, node: ast.While):
         if node.orelse:
@@ -1029,7 +1190,7 @@ class CodeGenerator(ast.NodeVisitor):
             self.builder.set_insertion_point_to_end(before_blk)
             args = iter(before_blk.args)
             for name, spec in zip(carried, init_specs):
-                self.lscope[name] = _unflatten(args, spec)
+                self.lscope[name] = _unflatten(args, spec, self.sem)
             cond = self.visit(node.test)
             with self._at(node.test):
                 if isinstance(cond, tl.condition):
@@ -1044,7 +1205,7 @@ class CodeGenerator(ast.NodeVisitor):
             self.builder.set_insertion_point_to_end(after_blk)
             args = iter(after_blk.args)
             for name, spec in zip(carried, init_specs):
-                self.lscope[name] = _unflatten(args, spec)
+                self.lscope[name] = _unflatten(args, spec, self.sem)
             outer_defs, self.local_defs = self.local_defs, {}
             self.loop_depth += 1
             try:
@@ -1060,7 +1221,7 @@ class CodeGenerator(ast.NodeVisitor):
         self.lscope = before
         results = iter(while_op.results)
         for name, spec in zip(carried, init_specs):
-            self.set_value(name, _unflatten(results, spec))
+            self.set_value(name, _unflatten(results, spec, self.sem))
 
     # ----------------------------------------------------------------------------------------
     # statements
@@ -1070,6 +1231,17 @@ class CodeGenerator(ast.NodeVisitor):
         return None
 
     def visit_Expr(self, node):
+        # a call whose result must be used (tl.advance, @must_use_result functions) must not be
+        # a statement of its own; look the callee up first (a plain name or attribute chain,
+        # so looking it up twice emits nothing)
+        if isinstance(node.value, ast.Call) and _is_plain_ref(node.value.func):
+            fn = _unwrap(self.visit(node.value.func))
+            must_use = getattr(fn, "_must_use_result", False)
+            if must_use:
+                msg = f"The result of {ast.unparse(node.value.func)} is not being used."
+                if isinstance(must_use, str):
+                    msg += " " + must_use
+                raise self._error(node, msg)
         self.visit(node.value)
 
     def visit_Return(self, node):

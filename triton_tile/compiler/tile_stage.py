@@ -57,12 +57,13 @@ def convert(ttir, name: str, options, alias_classes=()) -> TileResult:
 _warned = set()
 
 
-def fall_back(name: str, reason: str, stacklevel: int = 5) -> None:
-    """Never silent: a TileFallbackWarning once per kernel, or an error on request."""
+def fall_back(name: str, reason: str, where: str = "", stacklevel: int = 5) -> None:
+    """Never silent: a TileFallbackWarning once per kernel (`where` its definition's
+    location: kernels of one name in two files are two kernels), or an error on request."""
     message = (f"kernel {name}: the Tile IR path cannot run it: {reason}; running on the "
                "PTX-style path (CPU: the TTIR executor)")
     if knobs.fallback == "error":
         raise RuntimeError(message + " [TRITON_TILE_FALLBACK=error]")
-    if name not in _warned:
-        _warned.add(name)
+    if (name, where) not in _warned:
+        _warned.add((name, where))
         warnings.warn(TileFallbackWarning(message), stacklevel=stacklevel)

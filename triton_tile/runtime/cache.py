@@ -155,12 +155,6 @@ class DiskCache:
             return False
 
 
-def _parser():
-    from ..backends import cpu
-
-    return getattr(cpu.core(), "parse_ttir", None)
-
-
 def compile_cached(jit_fn, spec, options, key: str, material: dict):
     """The compiled kernel for `key`: from disk when that can skip work, else compiled."""
     from ..backends import cpu
@@ -168,17 +162,13 @@ def compile_cached(jit_fn, spec, options, key: str, material: dict):
 
     store = DiskCache(knobs.cache_dir)
     name = jit_fn.__name__
-    parse = _parser()
-    if parse is not None and not knobs.always_compile and not options.enable_tile:
+    if not knobs.always_compile:
         entry = store.load(key, name)
         if entry is not None and LOCATED_TTIR in entry["asm"]:
-            files = entry["asm"]
             try:
-                module = parse(files[LOCATED_TTIR], f"{name}.{LOCATED_TTIR}")
-                program = cpu.prepare(module, name)
-                asm = {k: v for k, v in files.items() if k != LOCATED_TTIR}
-                return cc.CompiledKernel(name, asm, entry["metadata"], program,
-                                         spec.param_types)
+                # The frontend is skipped; the backend stages rerun from the stored TTIR.
+                module = cpu.core().parse_ttir(entry["asm"][LOCATED_TTIR], f"{name}.ttir")
+                return cc.backend_stages(module, name, key, options, spec.param_types)
             except Exception:  # an entry we cannot load is a miss, never an error
                 pass
     kernel = cc.compile_kernel(jit_fn, spec, options, key=key)
