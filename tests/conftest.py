@@ -31,6 +31,15 @@ if _HERE not in sys.path:
 from tt_utils import ml_dtypes, requires_ml_dtypes  # noqa: E402,F401
 
 
+def pytest_configure(config):
+    # Compiled kernels go to a fresh cache per session (not the user's ~/.triton_tile), unless
+    # the caller chose one.
+    if "TRITON_TILE_CACHE_DIR" not in os.environ:
+        import tempfile
+
+        os.environ["TRITON_TILE_CACHE_DIR"] = tempfile.mkdtemp(prefix="triton_tile_test_cache_")
+
+
 def _runs_kernels(fspath):
     rel = os.path.relpath(str(fspath), _HERE)
     return rel.split(os.sep)[0] in KERNEL_TEST_DIRS

@@ -71,7 +71,8 @@ def test_returns_compiled_kernel():
     md = k.metadata
     assert (md.name, md.num_warps, md.num_stages, md.num_ctas, md.occupancy) == \
         ("add_kernel", 8, 2, 1, 2)
-    assert (md.shared, md.path, md.target, md.fallback_reason) == (0, "ptx", "cpu", None)
+    assert (md.path, md.target, md.fallback_reason) == ("ptx", "cpu", None)
+    assert md.shared > 0  # tutorial 02 divides by it
     assert k.name == "add_kernel" and k.hash == md.hash and len(k.hash) == 64
     assert isinstance(k.n_regs, int) and k.n_spills == 0
     k._init_handles()

@@ -63,7 +63,7 @@ class CompiledKernel:
     def with_options(self, options, key: str) -> "CompiledKernel":
         """The same program under other metadata-only options (see backends.cpu.same_code)."""
         md = make_metadata(self.name, key, self.metadata.path, self.metadata.fallback_reason,
-                           options, self.metadata.tile_accesses)
+                           options, self.metadata.tile_accesses, self.metadata.shared)
         return CompiledKernel(self.name, self.asm, md, self.program, self.param_types,
                               self.located_ttir)
 
@@ -169,16 +169,19 @@ def backend_stages(module, name: str, key: str, options, param_types) -> Compile
     if program is None:
         cpu.core().run_passes(module, PTX_PASSES)
         program = cpu.prepare(module, name)
-    md = make_metadata(name, key, path, reason, options, accesses)
+    md = make_metadata(name, key, path, reason, options, accesses,
+                       getattr(program, "arena_bytes", 0))
     return CompiledKernel(name, asm, md, program, param_types, located_ttir=located)
 
 
-def make_metadata(name, key, path, reason, options, accesses=()) -> Dict[str, Any]:
+def make_metadata(name, key, path, reason, options, accesses=(), shared=0) -> Dict[str, Any]:
+    """`shared` is the executor's per-program working memory (its register arena), the CPU's
+    nearest thing to shared memory; tutorial 02 divides by it, so it is never reported as 0."""
     return dict(name=name, hash=key, target=cpu.TARGET.backend, path=path,
                 tile_accesses=tuple(tuple(a) for a in accesses),
                 fallback_reason=reason, num_warps=options.num_warps,
                 num_stages=options.num_stages, num_ctas=options.num_ctas,
-                occupancy=options.occupancy, maxnreg=options.maxnreg, shared=0,
+                occupancy=options.occupancy, maxnreg=options.maxnreg, shared=max(1, shared),
                 debug=options.debug, enable_fp_fusion=options.enable_fp_fusion,
                 default_dot_input_precision=options.default_dot_input_precision)
 
