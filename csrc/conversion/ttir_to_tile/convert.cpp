@@ -18,6 +18,7 @@
 #include "conversion/ttir_to_tile/convert.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <functional>
 #include <optional>
 #include <unordered_map>
@@ -124,6 +125,12 @@ private:
     if (opts_.ftz && f32(t))
       a.emplace_back("flush_to_zero", Attribute::unit());
     return a;
+  }
+
+  // 90 for "sm_90", 100 for "sm_100" (string order would put sm_100 before sm_90).
+  int archNumber() const {
+    size_t u = opts_.arch.find('_');
+    return u == std::string::npos ? 0 : std::atoi(opts_.arch.c_str() + u + 1);
   }
 
   Attribute entryHints() {
@@ -641,46 +648,16 @@ private:
   void atomicRmw(const Operation &o) {
     Type elem = o.operand(1)->type.element();
     int64_t op = o.intAttr("atomic_rmw_op");
-    int mode;
+    // TTIR's RMWOp (and 1 .. xchg 10) and Tile IR's AtomicRMWMode (and 0 .. xchg 9) list the
+    // operations in the same order.
+    if (op < 1 || op > 10)
+      throw Unsupported{"unknown atomic op"};
+    int mode = static_cast<int>(op - 1);
     bool isFloat = elem.isFloat();
     int width = elem.bitWidth();
-    switch (op) {
-    case 1:
-      mode = tile::kAnd;
-      break;
-    case 2:
-      mode = tile::kOr;
-      break;
-    case 3:
-      mode = tile::kXor;
-      break;
-    case 4:
-      mode = tile::kAdd;
-      break;
-    case 5:
-      mode = tile::kAddF;
-      break;
-    case 6:
-      mode = tile::kMax;
-      break;
-    case 7:
-      mode = tile::kMin;
-      break;
-    case 8:
-      mode = tile::kUMax;
-      break;
-    case 9:
-      mode = tile::kUMin;
-      break;
-    case 10:
-      mode = tile::kXchg;
-      break;
-    default:
-      throw Unsupported{"unknown atomic op"};
-    }
     if (isFloat && mode != tile::kAddF && mode != tile::kXchg)
       throw Unsupported{"float atomic max/min has no Tile IR form"};
-    if (mode == tile::kAddF && elem.floatKind() == FloatKind::BF16 && opts_.arch < "sm_90")
+    if (mode == tile::kAddF && elem.floatKind() == FloatKind::BF16 && archNumber() < 90)
       throw Unsupported{"bf16 atomic add needs sm_90"};
     if (!isFloat && width < 32)
       throw Unsupported{"atomics on " + elem.str() + " (Tile IR atomics take 32/64-bit integers)"};
