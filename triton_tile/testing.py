@@ -225,9 +225,33 @@ def perf_report(benchmarks):
     return decorator
 
 
-def compare_backends(*args, **kwargs):
-    """PTX vs Tile timings in one table: arrives with the Tile IR path."""
-    raise NotImplementedError("compare_backends needs the Tile IR path (next issue)")
+def compare_backends(kernel, grid, *args, warmup: float = 25, rep: float = 100,
+                     show: bool = True, **meta) -> dict:
+    """Times one launch of `kernel[grid](*args, **meta)` on the PTX-style path and on the
+    Tile IR path, in one run, and prints the table users of the Tile IR tuning workflow expect.
+
+    Returns {"ptx": ms, "tile": ms, "speedup": ptx / tile, "tile_path": the path the Tile
+    launch really took ("ptx" when it fell back; the reason is in "fallback_reason")}.
+    Kernels that update their inputs in place run several times: pass fresh buffers.
+    """
+    times, compiled = {}, {}
+    for path in ("ptx", "tile"):
+        def launch(path=path):
+            return kernel[grid](*args, enable_tile=path == "tile", **meta)
+
+        compiled[path] = launch()
+        times[path] = do_bench(launch, warmup=warmup, rep=rep, return_mode="median")
+    md = compiled["tile"].metadata
+    result = {"ptx": times["ptx"], "tile": times["tile"], "speedup": times["ptx"] / times["tile"],
+              "tile_path": md.path, "fallback_reason": md.fallback_reason}
+    if show:
+        name = getattr(kernel, "__name__", str(kernel))
+        print(f"| {name} | Time (ms) | Speedup |\n|---|---|---|")
+        print(f"| PTX-style (ENABLE_TILE=0) | {times['ptx']:.4f} | 1.00x |")
+        note = "" if md.path == "tile" else f" (fell back: {md.fallback_reason})"
+        print(f"| Tile IR (ENABLE_TILE=1){note} | {times['tile']:.4f} | "
+              f"{result['speedup']:.2f}x |")
+    return result
 
 
 def get_dram_gbps(device=None) -> float:

@@ -74,6 +74,23 @@ def test_perf_report_prints_a_table(capsys, tmp_path):
     assert list(table.columns) == ["N", "A", "B"]
 
 
-def test_compare_backends_not_yet():
-    with pytest.raises(NotImplementedError):
-        testing.compare_backends()
+def test_compare_backends_times_both_paths(capsys):
+    import warnings
+
+    import triton_tile as triton
+    import triton_tile.language as tl
+
+    @triton.jit
+    def double(x_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        mask = offs < n
+        tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=mask) * 1.0, mask=mask)
+
+    x = np.random.default_rng(0).standard_normal(3000).astype(np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", triton.TileFallbackWarning)
+        r = triton.testing.compare_backends(double, (3,), x, 3000, BLOCK=1024, rep=5, warmup=1)
+    assert r["ptx"] > 0 and r["tile"] > 0 and r["speedup"] == r["ptx"] / r["tile"]
+    assert r["tile_path"] in ("tile", "ptx")
+    out = capsys.readouterr().out
+    assert "PTX-style (ENABLE_TILE=0)" in out and "Tile IR (ENABLE_TILE=1)" in out
