@@ -199,6 +199,28 @@ def test_block_copy_3d_with_nested_advance_loops(rng):
 
 
 @triton.jit
+def _nested_advance_kernel(X, Z, M, N, BM: tl.constexpr, BN: tl.constexpr):
+    # one block pointer walked by two nested loops (row-major over the blocks)
+    bp = tl.make_block_ptr(X, (M, N), (N, 1), (0, 0), (BM, BN), (1, 0))
+    zp = tl.make_block_ptr(Z, (M, N), (N, 1), (0, 0), (BM, BN), (1, 0))
+    for _ in range(0, M, BM):
+        for _ in range(0, N, BN):
+            tl.store(zp, tl.load(bp, boundary_check=(0, 1)) - 2.0, boundary_check=(0, 1))
+            bp = tl.advance(bp, (0, BN))
+            zp = tl.advance(zp, (0, BN))
+        bp = tl.advance(bp, (BM, -tl.cdiv(N, BN) * BN))
+        zp = tl.advance(zp, (BM, -tl.cdiv(N, BN) * BN))
+
+
+def test_nested_loops_advance_one_block_pointer(rng):
+    m, n = 37, 45
+    x = numpy_random((m, n), "float32", rng)
+    z = poisoned((m, n), "float32")
+    _nested_advance_kernel[(1,)](x, z, m, n, BM=16, BN=16)
+    assert_close(z, (to_f64(x) - 2).astype(np.float32), rtol=0)
+
+
+@triton.jit
 def _load_scaled(bp, scale, PADDING: tl.constexpr):
     return tl.load(bp, boundary_check=(0, 1), padding_option=PADDING) * scale
 
@@ -226,7 +248,40 @@ def test_block_pointers_through_calls(rng):
     x = numpy_random((m, n), "float32", rng)
     z = poisoned((m, n), "float32")
     _block_ptr_call_kernel[(cdiv(m, 8),)](x, z, m, n, BM=8, BN=16)
-    assert_close(z, to_f64(x) * 3, rtol=0)
+    assert_close(z, (to_f64(x) * 3).astype(np.float32), rtol=0)
+
+
+@triton.jit
+def _dynamic_block_ptr_kernel(X, Z, N, BN: tl.constexpr):
+    pid = tl.program_id(0)
+    lanes = tl.arange(0, BN)
+    bp = tl.make_block_ptr(X, (N, ), (1, ), (0, ), (BN, ), (0, ))
+    if pid % 2 == 1:  # a block pointer chosen at run time
+        bp = tl.advance(bp, (3, ))
+    tl.store(Z + (pid * 4) * BN + lanes, tl.load(bp, boundary_check=(0, ), padding_option="nan"))
+    for i in range(2):  # carried, and re-made (another base) rather than advanced
+        tl.store(Z + (pid * 4 + 1 + i) * BN + lanes,
+                 tl.load(bp, boundary_check=(0, ), padding_option="nan"))
+        bp = tl.make_block_ptr(X + 1, (N - 1, ), (1, ), (pid * 5 - 7, ), (BN, ), (0, ))
+    k = pid
+    while k > 0:  # advanced in a while loop
+        bp = tl.advance(bp, (2, ))
+        k -= 1
+    tl.store(Z + (pid * 4 + 3) * BN + lanes,
+             tl.load(bp, boundary_check=(0, ), padding_option="nan"))
+
+
+def test_block_pointers_in_branches_and_while_loops(rng):
+    n, bn, grid = 45, 16, 6
+    x = numpy_random(n, "float32", rng)
+    z = poisoned((grid, 4, bn), "float32", poison=12345.0)
+    _dynamic_block_ptr_kernel[(grid,)](x, z, n, BN=bn)
+    for pid in range(grid):
+        first = padded_block(x, (3 if pid % 2 else 0, ), (bn, ), np.nan)
+        remade = pid * 5 - 7
+        ref = [first, first, padded_block(x[1:], (remade, ), (bn, ), np.nan),
+               padded_block(x[1:], (remade + 2 * pid, ), (bn, ), np.nan)]
+        assert_close(z[pid], np.stack(ref), rtol=0, err_msg=f"program {pid}")
 
 
 @triton.jit

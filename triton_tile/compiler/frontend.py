@@ -996,8 +996,8 @@ class CodeGenerator(ast.NodeVisitor):
                 else self.visit(node.orelse)
         cond = self._scalar_condition(cond)
         with self._scratch():
-            t_spec = _flatten(self.sem.to_tensor(self.visit(node.body)), [])
-            e_spec = _flatten(self.sem.to_tensor(self.visit(node.orelse)), [])
+            t_spec = _flatten(self._ifexp_value(node.body), [])
+            e_spec = _flatten(self._ifexp_value(node.orelse), [])
         if not _spec_equal(t_spec, e_spec):
             raise TypeError(f"Ternary expression with dynamic condition has inconsistent types "
                             f"{_spec_str(t_spec)} and {_spec_str(e_spec)}")
@@ -1007,10 +1007,14 @@ class CodeGenerator(ast.NodeVisitor):
             for region, expr in ((0, node.body), (1, node.orelse)):
                 blk = if_op.region(region).add_block([])
                 self.builder.set_insertion_point_to_end(blk)
-                self._yield([self.sem.to_tensor(self.visit(expr))])
+                self._yield([self._ifexp_value(expr)])
         finally:
             self.builder.restore_ip(ip)
         return _unflatten(iter(if_op.results), t_spec, self.sem)
+
+    def _ifexp_value(self, expr):
+        v = self.visit(expr)
+        return v if isinstance(v, tl.tensor_descriptor) else self.sem.to_tensor(v)
 
     # ----------------------------------------------------------------------------------------
     # loops

@@ -339,8 +339,9 @@ class pointer_type(dtype):
 
     def __init__(self, element_ty, address_space: int = 1, const: bool = False):
         element_ty = _unwrap_if_constexpr(element_ty)
-        if not isinstance(element_ty, dtype):
+        if not isinstance(element_ty, (dtype, block_type)):
             raise TypeError(f"element_ty has type `{type(element_ty).__name__}`; expected `dtype`")
+        # A pointer to a block_type is a block pointer (tl.make_block_ptr).
         self.element_ty = element_ty
         self.address_space = _unwrap_if_constexpr(address_space)
         self.const = bool(_unwrap_if_constexpr(const))
@@ -453,6 +454,8 @@ class block_type(base_type):
     def mangle(self):
         return self.element_ty.mangle() + "S" + "_".join(str(s) for s in self.shape) + "S"
 
+    codegen_name = mangle  # the pointee of a block pointer (`*fp32S16_16S`)
+
 
 class tuple_type(base_type):
     def __init__(self, types, fields=None):
@@ -524,9 +527,37 @@ _BY_CODEGEN_NAME = {
 }
 
 
+_TENSORDESC_RE = None
+
+
+def parse_tensordesc(name: str):
+    """`tensordesc<fp16[64, 64]>` (padding zero) or `tensordesc<fp16[64, 64],nan>` ->
+    tensor_descriptor_type; None when `name` is not a tensordesc string."""
+    global _TENSORDESC_RE
+    if _TENSORDESC_RE is None:
+        import re
+        _TENSORDESC_RE = re.compile(
+            r"^tensordesc<\s*([A-Za-z0-9_]+)\s*\[([0-9,\s]*)\]\s*(?:,\s*(zero|nan)\s*)?>$")
+    m = _TENSORDESC_RE.match(name.strip())
+    if m is None:
+        return None
+    elt = str_to_ty(m.group(1))
+    shape = [int(d) for d in m.group(2).replace(" ", "").split(",") if d]
+    if not 1 <= len(shape) <= 5:
+        raise ValueError(f"{name}: a tensor descriptor has 1 to 5 dimensions")
+    return tensor_descriptor_type(block_type(elt, shape), m.group(3) or "zero")
+
+
 def str_to_ty(name: str):
-    """A Triton signature type string (`*fp32`, `*kfp16`, `i32`, `u1`, `fp64`) -> tl type."""
+    """A Triton signature type string (`*fp32`, `*kfp16`, `i32`, `u1`, `fp64`,
+    `tensordesc<fp16[64, 64]>`) -> tl type."""
     name = name.strip()
+    if name.startswith("tensordesc<"):
+        ty = parse_tensordesc(name)
+        if ty is None:
+            raise ValueError(f"malformed tensor descriptor type {name!r}; expected e.g. "
+                             "'tensordesc<fp16[64, 64]>' or 'tensordesc<fp32[16, 32],nan>'")
+        return ty
     if name.startswith("*"):
         rest = name[1:]
         const = False
@@ -922,13 +953,128 @@ class slice:
     """Placeholder kept for API compatibility; the frontend uses Python slices."""
 
 
+class tensor_descriptor_type(base_type):
+    """The type of a tensor descriptor: the block it moves (`block_type`) and the padding that
+    out-of-bounds lanes read ("zero" or "nan", fixed at compile time). IR:
+    `!tt.tensordesc<tensor<BxT>>` (the padding is an attribute of tt.make_tensor_descriptor)."""
+
+    def __init__(self, block_type: block_type, padding: str = "zero"):
+        self.block_type = block_type
+        self.padding = padding
+        shape = ", ".join(str(d) for d in block_type.shape)
+        self.name = f"tensordesc<{block_type.element_ty.codegen_name()}[{shape}]" + \
+            (",nan>" if padding == "nan" else ">")
+
+    @property
+    def scalar(self):
+        return self.block_type.element_ty
+
+    def to_ir(self, builder=None):
+        from .semantic import tensordesc_ir_type
+        return tensordesc_ir_type(self.block_type.to_ir())
+
+    def __eq__(self, other):
+        return (isinstance(other, tensor_descriptor_type) and self.block_type == other.block_type
+                and self.padding == other.padding)
+
+    def __hash__(self):
+        return hash(("tensordesc", self.block_type, self.padding))
+
+    def __str__(self):
+        return self.name
+
+    __repr__ = __str__
+
+    def mangle(self):
+        return "D" + self.block_type.mangle() + ("N" if self.padding == "nan" else "") + "D"
+
+
 class tensor_descriptor_base(base_value):
-    """TMA tensor descriptors are not supported by this frontend yet; the type exists so that
-    `isinstance(x, tl.tensor_descriptor)` works in kernels that branch on it."""
+    """A TMA tensor descriptor in a kernel: moves `block_type` tiles of a strided global tensor.
+    Out-of-bounds lanes read the padding and are not written, for any offset (negative ones
+    included). Made by `tl.make_tensor_descriptor` or passed from the host as a
+    `triton_tile.tools.tensor_descriptor.TensorDescriptor`; both are this class."""
+
+    def __init__(self, handle, type: tensor_descriptor_type):
+        self.handle = handle
+        self.type = type
+
+    @property
+    def block_type(self):
+        return self.type.block_type
+
+    @property
+    def block_shape(self):
+        return builtins.list(self.type.block_type.shape)
+
+    @property
+    def dtype(self):
+        return self.type.block_type.element_ty
+
+    @property
+    def padding(self):
+        return self.type.padding
+
+    def __str__(self):
+        return f"tensor_descriptor<{self.type}>"
+
+    __repr__ = __str__
+
+    @builtin
+    def load(self, offsets, _semantic=None):
+        """The block at `offsets` (one int32 per dimension, any value)."""
+        return _semantic.descriptor_load(self, offsets)
+
+    @builtin
+    def store(self, offsets, value, _semantic=None):
+        """Store `value` (cast to the element type) as the block at `offsets`."""
+        return _semantic.descriptor_store(self, value, offsets)
+
+    @builtin
+    def atomic_add(self, offsets, value, _semantic=None):
+        return _semantic.descriptor_atomic("add", self, value, offsets)
+
+    @builtin
+    def atomic_min(self, offsets, value, _semantic=None):
+        return _semantic.descriptor_atomic("min", self, value, offsets)
+
+    @builtin
+    def atomic_max(self, offsets, value, _semantic=None):
+        return _semantic.descriptor_atomic("max", self, value, offsets)
+
+    @builtin
+    def atomic_and(self, offsets, value, _semantic=None):
+        return _semantic.descriptor_atomic("and", self, value, offsets)
+
+    @builtin
+    def atomic_or(self, offsets, value, _semantic=None):
+        return _semantic.descriptor_atomic("or", self, value, offsets)
+
+    @builtin
+    def atomic_xor(self, offsets, value, _semantic=None):
+        return _semantic.descriptor_atomic("xor", self, value, offsets)
+
+    @builtin
+    def gather(self, *args, _semantic=None):
+        """`desc.gather(x_offsets, y_offset)`: rows `x_offsets` (a 1-D int tensor) and the
+        block's columns from `y_offset` of a 2-D descriptor whose block has one row."""
+        return _semantic.descriptor_gather(self, *args)
+
+    @builtin
+    def scatter(self, value, *args, _semantic=None):
+        """`desc.scatter(value, x_offsets, y_offset)`: the inverse of gather."""
+        return _semantic.descriptor_scatter(self, value, *args)
 
 
 class tensor_descriptor(tensor_descriptor_base):
-    pass
+    """A descriptor with its global tensor: `base` (pointer), `shape` (a tuple of int32
+    scalars) and `strides` (a tuple of int64 scalars, the last one the constant 1)."""
+
+    def __init__(self, handle, type: tensor_descriptor_type, base, shape, strides):
+        super().__init__(handle, type)
+        self.base = base
+        self.shape = tuple(builtins.list(shape))
+        self.strides = tuple(builtins.list(strides))
 
 
 # --------------------------------------------------------------------------------------------
@@ -1568,20 +1714,62 @@ def dot_scaled(lhs, lhs_scale, lhs_format, rhs, rhs_scale, rhs_format, acc=None,
                               "yet; dequantize the operands and use tl.dot")
 
 
+def _shape_list(values, what):
+    """shape/strides/offsets given as a tuple or list (of ints, constexprs, scalar tensors)."""
+    values = _unwrap_if_constexpr(values)
+    if isinstance(values, (tuple, builtins.tuple, builtins.list)):
+        return [_unwrap_if_constexpr(v) for v in values]
+    return [values]
+
+
 @builtin
 def make_block_ptr(base, shape, strides, offsets, block_shape, order, _semantic=None):
-    raise NotImplementedError("make_block_ptr is not supported by this frontend yet")
+    """A block pointer: the `block_shape` tile at `offsets` of the tensor (`shape`, `strides`,
+    in elements) at `base`. `tl.load`/`tl.store` through it check the dimensions listed in
+    `boundary_check`; `order` is the memory order of the dimensions (fastest first)."""
+    return _semantic.make_block_ptr(_semantic.to_tensor(base), _shape_list(shape, "shape"),
+                                    _shape_list(strides, "strides"),
+                                    _shape_list(offsets, "offsets"),
+                                    _shape_list(block_shape, "block_shape"),
+                                    _shape_list(order, "order"))
 
 
+@_tensor_member_fn
 @builtin
 def advance(base, offsets, _semantic=None):
-    raise NotImplementedError("advance (block pointers) is not supported by this frontend yet")
+    """The block pointer `base` moved by `offsets` (one per dimension). It returns a new block
+    pointer and changes nothing: assign the result."""
+    return _semantic.advance(_semantic.to_tensor(base), _shape_list(offsets, "offsets"))
+
+
+advance._must_use_result = ("Note that tl.advance does not have any side effects. To move the "
+                            "block pointer, you need to assign the result of tl.advance to a "
+                            "variable.")
 
 
 @builtin
 def make_tensor_descriptor(base, shape, strides, block_shape, padding_option="zero",
                            _semantic=None):
-    raise NotImplementedError("make_tensor_descriptor is not supported by this frontend yet")
+    """A tensor descriptor of the tensor at `base` (`shape` int32, `strides` int64, the last
+    stride the constant 1) moving `block_shape` tiles; out-of-bounds lanes read zero or NaN
+    (`padding_option`)."""
+    return _semantic.make_tensor_descriptor(_semantic.to_tensor(base),
+                                            _shape_list(shape, "shape"),
+                                            _shape_list(strides, "strides"),
+                                            _shape_list(block_shape, "block_shape"),
+                                            _unwrap_if_constexpr(padding_option))
+
+
+@builtin
+def load_tensor_descriptor(desc, offsets, _semantic=None):
+    """`desc.load(offsets)`."""
+    return _semantic.descriptor_load(desc, offsets)
+
+
+@builtin
+def store_tensor_descriptor(desc, offsets, value, _semantic=None):
+    """`desc.store(offsets, value)`."""
+    return _semantic.descriptor_store(desc, value, offsets)
 
 
 # --------------------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Callable, List, Optional, Sequence
+from typing import Callable, List, NamedTuple, Optional, Sequence
 
 from .. import _core
 from . import core as tl
@@ -47,6 +47,43 @@ def _handle(x):
 
 def _is_scalar_number(x) -> bool:
     return isinstance(x, numbers.Number) and not isinstance(x, tl.tensor)
+
+
+class BlockPointerParts(NamedTuple):
+    """The operands of the tt.make_tensor_ptr a block pointer value equals."""
+
+    base: "tl.tensor"
+    shape: list  # i64 scalars
+    strides: list  # i64 scalars
+    offsets: list  # i32 scalars
+    order: tuple  # ints
+
+
+def _is_block_ptr(x) -> bool:
+    """A block pointer (tl.make_block_ptr): a scalar pointer to a block_type."""
+    t = getattr(x, "type", None)
+    return isinstance(t, tl.pointer_type) and isinstance(t.element_ty, tl.block_type)
+
+
+_TENSORDESC_TYPES: dict = {}
+
+
+def tensordesc_ir_type(block_ir):
+    """`!tt.tensordesc<tensor<...>>` for a block tensor type. Types are interned in the core,
+    so a type read from parsed text is the same object the builder would make."""
+    make = getattr(_core, "tensordesc_type", None)
+    if make is not None:
+        return make(block_ir)
+    key = str(block_ir)
+    ty = _TENSORDESC_TYPES.get(key)
+    if ty is None:
+        text = ("module {\n  tt.func private @d(%arg0: !tt.tensordesc<" + key + ">) {\n"
+                "    tt.return\n  }\n}\n")
+        module = _core.parse_ttir(text, "<tensordesc>")  # keep it alive while reading
+        ty = module.funcs[0].region(0).blocks[0].arg(0).type
+        del module
+        _TENSORDESC_TYPES[key] = ty
+    return ty
 
 
 def _literal_dtype(x):
@@ -887,6 +924,9 @@ class Semantic:
 
     def load(self, ptr, mask, other, boundary_check, padding_option, cache_modifier,
              eviction_policy, is_volatile) -> tl.tensor:
+        if _is_block_ptr(ptr):
+            return self._load_block_pointer(ptr, mask, other, boundary_check, padding_option,
+                                            cache_modifier, eviction_policy, is_volatile)
         if not ptr.type.scalar.is_ptr():
             raise ValueError(f"Unsupported ptr type {ptr.type!r} in `tl.load`")
         if mask is None and other is not None:
@@ -938,6 +978,9 @@ class Semantic:
         return ret
 
     def store(self, ptr, val, mask, boundary_check, cache_modifier, eviction_policy):
+        if _is_block_ptr(ptr):
+            return self._store_block_pointer(ptr, val, mask, boundary_check, cache_modifier,
+                                             eviction_policy)
         if not ptr.type.scalar.is_ptr():
             raise ValueError(f"Unsupported ptr type {ptr.type!r} in `tl.store`")
         if boundary_check:
@@ -975,6 +1018,360 @@ class Semantic:
             attrs["evict"] = _i32_attr(evict)
         operands = [ptr, val] + ([mask] if mask is not None else [])
         self._op("tt.store", operands, [], attrs)
+        return None
+
+    # ----------------------------------------------------------------------------------------
+    # block pointers (tl.make_block_ptr / tl.advance) and tensor descriptors
+    # ----------------------------------------------------------------------------------------
+
+    def _index_value(self, v, what: str, i64: bool) -> tl.tensor:
+        """One shape/stride/offset entry as an IR scalar: i64 for block-pointer shapes and
+        strides and descriptor strides, i32 for offsets and descriptor shapes (Triton's rule:
+        a 64-bit value where 32 bits are expected is an error, not a silent truncation)."""
+        v = tl._unwrap_if_constexpr(v)
+        if isinstance(v, bool) or v is None:
+            raise TypeError(f"{what} must hold integers, got {v!r}")
+        if isinstance(v, numbers.Integral):
+            v = int(v)
+            if not i64 and not -2**31 <= v < 2**31:
+                raise ValueError(f"{what}: {v} does not fit in 32 bits; block pointers and tensor"
+                                 " descriptors only support 32 bit offsets and descriptor shapes "
+                                 "(use regular pointer indexing for 64 bit support)")
+            return self.scalar_constant(v, tl.int64 if i64 else tl.int32)
+        if not isinstance(v, tl.tensor):
+            raise TypeError(f"{what} must hold integers or integer scalars, got {v!r}")
+        if v.type.is_block():
+            if v.numel.value != 1:
+                raise ValueError(f"{what} must hold scalars, got a block of shape "
+                                 f"{list(v.type.shape)}")
+            v = self.unsplat(v)
+        if not v.dtype.is_int() or v.dtype.is_bool():
+            raise TypeError(f"{what} must hold integer scalars, got {v.dtype}")
+        if i64:
+            return self.cast(v, tl.int64) if v.dtype.int_bitwidth < 64 else \
+                self._retag(v, tl.int64)
+        if v.dtype.int_bitwidth == 64:
+            raise ValueError(f"{what}: a 64-bit value where 32 bits are expected; block pointers"
+                             " and tensor descriptors only support 32 bit offsets and descriptor "
+                             "shapes: add a `.to(tl.int32)`")
+        if v.dtype.int_bitwidth < 32:
+            return self.cast(v, tl.int32 if v.dtype.is_int_signed() else tl.uint32)
+        return v
+
+    @staticmethod
+    def _static_ints(values, what: str) -> List[int]:
+        out = []
+        for v in values:
+            v = tl._unwrap_if_constexpr(v)
+            if isinstance(v, bool) or not isinstance(v, numbers.Integral):
+                raise TypeError(f"{what} must be a list of constexpr ints, got {v!r}")
+            out.append(int(v))
+        return out
+
+    def make_block_ptr(self, base, shape, strides, offsets, block_shape, order) -> tl.tensor:
+        if not base.type.is_ptr() or _is_block_ptr(base):
+            raise ValueError("Expected `base` to be a pointer type (but not a block pointer type "
+                             f"or others), got {base.type}")
+        block_shape = self._static_ints(block_shape, "block_shape")
+        order = self._static_ints(order, "order")
+        rank = len(block_shape)
+        if not (len(shape) == len(strides) == len(offsets) == rank == len(order)):
+            raise ValueError("Expected shape/strides/offsets/block_shape/order to have the same "
+                             f"length, got {len(shape)}, {len(strides)}, {len(offsets)}, "
+                             f"{rank} and {len(order)}")
+        if rank == 0:
+            raise ValueError("a block pointer needs at least one dimension")
+        if sorted(order) != list(range(rank)):
+            raise ValueError(f"Expected a permutation of (0, 1, ..., {rank - 1}) in order, got "
+                             f"{order}")
+        elt = base.type.element_ty
+        if elt == tl.int1:
+            # bool memory is one byte per element: the block pointer moves int8
+            elt = tl.int8
+            base = self._as_bool_pointer(base)
+        block = tl.block_type(elt, block_shape)
+        shape_t = [self._index_value(v, f"shape[{i}]", True) for i, v in enumerate(shape)]
+        strides_t = [self._index_value(v, f"strides[{i}]", True) for i, v in enumerate(strides)]
+        offs_t = [self._index_value(v, f"offsets[{i}]", False) for i, v in enumerate(offsets)]
+        ty = tl.pointer_type(block, base.type.address_space, base.type.is_const())
+        return self.block_pointer(base, shape_t, strides_t, offs_t, order, ty)
+
+    def block_pointer(self, base, shape, strides, offsets, order, ty) -> tl.tensor:
+        """Emit tt.make_tensor_ptr for checked operands (shape/strides i64, offsets i32). The
+        result remembers its operands (`bp_parts`), so the frontend can carry a block pointer
+        through branches, loops and calls as those values and rebuild it where it arrives."""
+        bp = self._emit("tt.make_tensor_ptr", [base] + list(shape) + list(strides) +
+                        list(offsets), ty, {"order": _core.i32_array_attr(list(order))})
+        bp.bp_parts = BlockPointerParts(base, list(shape), list(strides), list(offsets),
+                                        tuple(order))
+        return bp
+
+    def advance(self, base, offsets) -> tl.tensor:
+        if not _is_block_ptr(base):
+            raise ValueError(f"tl.advance expects a block pointer (made by tl.make_block_ptr), "
+                             f"got {base.type}")
+        rank = len(base.type.element_ty.shape)
+        if len(offsets) != rank:
+            raise ValueError(f"tl.advance: expected {rank} offsets (one per dimension of the "
+                             f"block pointer), got {len(offsets)}")
+        deltas = [self._index_value(v, f"offsets[{i}]", False) for i, v in enumerate(offsets)]
+        ret = self._emit("tt.advance", [base] + deltas, base.type)
+        parts = getattr(base, "bp_parts", None)
+        if parts is not None:
+            # the advanced pointer's own operands (dead unless the frontend carries it)
+            offs = [self.add(o, self.cast(d, o.dtype), False)
+                    for o, d in zip(parts.offsets, deltas)]
+            ret.bp_parts = parts._replace(offsets=offs)
+        return ret
+
+    @staticmethod
+    def _boundary_check(boundary_check, rank: int) -> List[int]:
+        bc = tl._unwrap_if_constexpr(boundary_check)
+        if bc is None:
+            return []
+        if isinstance(bc, (tl.tuple, tuple, list)):
+            bc = [tl._unwrap_if_constexpr(d) for d in bc]
+        else:
+            bc = [bc]
+        out = []
+        for d in bc:
+            if isinstance(d, bool) or not isinstance(d, numbers.Integral):
+                raise TypeError(f"`boundary_check` must hold constexpr ints, got {d!r}")
+            if not 0 <= d < rank:
+                raise ValueError(f"`boundary_check` argument must be 0 <= dim < {rank} (the "
+                                 f"block pointer's rank), got {d}")
+            out.append(int(d))
+        return sorted(set(out))
+
+    @staticmethod
+    def _padding(padding_option, elt, what: str) -> Optional[int]:
+        if padding_option in ("", None):
+            return None
+        if padding_option not in ("zero", "nan"):
+            raise ValueError(f"Padding option {padding_option!r} not supported; use 'zero' or "
+                             "'nan'")
+        if padding_option == "nan" and not elt.is_floating():
+            raise ValueError(f"Padding option `nan` is not supported for integer {what}")
+        return 1 if padding_option == "zero" else 2
+
+    def _load_block_pointer(self, ptr, mask, other, boundary_check, padding_option,
+                            cache_modifier, eviction_policy, is_volatile) -> tl.tensor:
+        if mask is not None or other is not None:
+            raise ValueError("`mask` and `other` arguments cannot be specified for loading block "
+                             "pointers (use `boundary_check` and `padding_option`)")
+        block = ptr.type.element_ty
+        attrs = self._access_attrs(_LOAD_CACHE, cache_modifier, eviction_policy)
+        if is_volatile:
+            attrs["isVolatile"] = _core.bool_attr(True)
+        bc = self._boundary_check(boundary_check, len(block.shape))
+        if bc:
+            attrs["boundaryCheck"] = _core.i32_array_attr(bc)
+        pad = self._padding(padding_option, block.element_ty, "block pointers")
+        if pad is not None:
+            attrs["padding"] = _i32_attr(pad)
+        return self._emit("tt.load", [ptr], block, attrs)
+
+    def _store_block_pointer(self, ptr, val, mask, boundary_check, cache_modifier,
+                             eviction_policy):
+        if mask is not None:
+            raise ValueError("`mask` argument cannot be specified for storing block pointers "
+                             "(use `boundary_check`)")
+        block = ptr.type.element_ty
+        if ptr.type.is_const():
+            raise ValueError("Cannot store to a constant pointer")
+        val = self._as_block(val, block, "block pointer")
+        attrs = self._access_attrs(_STORE_CACHE, cache_modifier, eviction_policy)
+        bc = self._boundary_check(boundary_check, len(block.shape))
+        if bc:
+            attrs["boundaryCheck"] = _core.i32_array_attr(bc)
+        self._op("tt.store", [ptr, val], [], attrs)
+        return None
+
+    def _access_attrs(self, cache_table, cache_modifier, eviction_policy):
+        attrs = {}
+        cache = self._modifier(cache_table, cache_modifier, "Cache modifier")
+        evict = self._modifier(_EVICT, eviction_policy, "Eviction policy")
+        if cache != 1:
+            attrs["cache"] = _i32_attr(cache)
+        if evict != 1:
+            attrs["evict"] = _i32_attr(evict)
+        return attrs
+
+    def _as_block(self, val, block: tl.block_type, what: str) -> tl.tensor:
+        """`val` broadcast to `block`'s shape (it must already have it, or broadcast to it) and
+        cast to its element type."""
+        val = self.to_tensor(val)
+        shape = list(block.shape)
+        if val.type.is_block() and list(val.type.shape) != shape:
+            src = list(val.type.shape)
+            ok = len(src) <= len(shape) and all(
+                a == b or a == 1 for a, b in zip(src[::-1], shape[::-1]))
+            if not ok:
+                raise ValueError(f"Block shape ({shape}) and value shape ({src}) mismatch: the "
+                                 f"value stored through a {what} must have the block's shape")
+            val = self.broadcast_impl_shape(self._left_pad(val, len(shape)), shape)
+        elif not val.type.is_block():
+            val = self.splat(val, shape)
+        return self.cast(val, block.element_ty)
+
+    def make_tensor_descriptor(self, base, shape, strides, block_shape, padding_option):
+        ndim = len(shape)
+        if not 1 <= ndim <= 5:
+            raise ValueError(f"Expected 1 <= ndim <= 5 but got {ndim} dimensions")
+        if len(strides) != ndim:
+            raise ValueError(f"Expected {ndim} strides but got {len(strides)}")
+        if len(block_shape) != ndim:
+            raise ValueError(f"Expected block_shape to have {ndim} dimensions but got "
+                             f"{len(block_shape)}")
+        if not base.type.is_ptr() or _is_block_ptr(base) or base.type.is_block():
+            raise ValueError(f"Expected `base` to be a pointer (a scalar pointer argument), got "
+                             f"{base.type}")
+        elt = base.type.element_ty
+        if elt.is_bool():
+            raise ValueError("tensor descriptors do not support bool (int1) elements; view the "
+                             "data as int8")
+        block_shape = self._static_ints(block_shape, "block_shape")
+        block = tl.block_type(elt, block_shape)  # power-of-2 dimensions, numel <= 2^20
+        elem_size = elt.primitive_bitwidth // 8
+        if block_shape[-1] * elem_size < 16:
+            raise ValueError("Descriptor block shape must have at least 16 bytes in the last "
+                             f"dimension, but got {block_shape[-1]} * {elem_size} = "
+                             f"{block_shape[-1] * elem_size} bytes")
+        last = tl._unwrap_if_constexpr(strides[-1])
+        if isinstance(last, tl.tensor):
+            raise ValueError("Tensor descriptor last dim must be 1 but got a runtime value; the "
+                             "last stride must be the constant 1 (contiguous rows)")
+        if last != 1:
+            raise ValueError(f"Tensor descriptor last dim must be 1 but got {last}")
+        pad = self._padding(padding_option or "zero", elt, "blocks")
+        shape_t = [self._index_value(v, f"shape[{i}]", False) for i, v in enumerate(shape)]
+        strides_t = [self._index_value(v, f"strides[{i}]", True)
+                     for i, v in enumerate(strides[:-1])]
+        return self.tensor_descriptor(base, shape_t, strides_t,
+                                      tl.tensor_descriptor_type(block, "nan" if pad == 2
+                                                                else "zero"))
+
+    def tensor_descriptor(self, base, shape, leading_strides, ty) -> tl.tensor_descriptor:
+        """Emit tt.make_tensor_descriptor for checked operands: `shape` int32 scalars,
+        `leading_strides` the int64 strides of every dimension but the last (which is 1)."""
+        one = self.scalar_constant(1, tl.int64)
+        strides = list(leading_strides) + [one]
+        pad = 2 if ty.padding == "nan" else 1
+        op = self._op("tt.make_tensor_descriptor", [base] + list(shape) + strides, [ty.to_ir()],
+                      {"padding": _i32_attr(pad)})
+        return tl.tensor_descriptor(op.result(0), ty, base, shape, strides)
+
+    @staticmethod
+    def _check_descriptor(desc, what):
+        if not isinstance(desc, tl.tensor_descriptor_base):
+            raise TypeError(f"{what} expects a tensor descriptor (tl.make_tensor_descriptor or a "
+                            f"host TensorDescriptor argument), got {desc!r}")
+
+    def _descriptor_offsets(self, desc, offsets) -> List[tl.tensor]:
+        offsets = tl._unwrap_if_constexpr(offsets)
+        if isinstance(offsets, (tl.tuple, tuple, list)):
+            offsets = list(offsets)
+        else:
+            offsets = [offsets]
+        ndim = len(desc.block_shape)
+        if len(offsets) != ndim:
+            raise ValueError(f"expected {ndim} offsets, but got {len(offsets)}")
+        return [self._index_value(v, f"offsets[{i}]", False) for i, v in enumerate(offsets)]
+
+    def descriptor_load(self, desc, offsets) -> tl.tensor:
+        self._check_descriptor(desc, "descriptor load")
+        offs = self._descriptor_offsets(desc, offsets)
+        return self._emit("tt.descriptor_load", [desc.handle] + offs, desc.block_type)
+
+    @staticmethod
+    def _check_writable(desc, what):
+        base = getattr(desc, "base", None)
+        if base is not None and base.type.is_const():
+            raise ValueError(f"Cannot {what} through a descriptor of a constant pointer")
+
+    def descriptor_store(self, desc, value, offsets):
+        self._check_descriptor(desc, "descriptor store")
+        self._check_writable(desc, "store")
+        offs = self._descriptor_offsets(desc, offsets)
+        value = self._as_block(value, desc.block_type, "tensor descriptor")
+        self._op("tt.descriptor_store", [desc.handle, value] + offs, [])
+        return None
+
+    # Descriptor atomics, gather and scatter have no TTIR op of their own here: they are
+    # pointer tiles with a bounds mask (TMA semantics: out-of-bounds lanes are skipped / read
+    # the padding), which both executors and the Tile conversion already handle.
+
+    def _descriptor_lanes(self, desc, index_per_dim, shape):
+        """(pointer tile, in-bounds mask) for lanes whose coordinate along dimension d is
+        `index_per_dim[d]` (int64 tensors broadcastable to `shape`)."""
+        if not isinstance(desc, tl.tensor_descriptor):
+            raise TypeError("this descriptor access needs the descriptor's shape and strides")
+        offs, mask = None, None
+        for d, idx in enumerate(index_per_dim):
+            idx = self.broadcast_impl_shape(idx, shape) if idx.type.is_block() else \
+                self.splat(idx, shape)
+            term = self.mul(idx, desc.strides[d], False)
+            offs = term if offs is None else self.add(offs, term, False)
+            lo = self.compare("ge", idx, 0)
+            hi = self.compare("lt", idx, self.cast(desc.shape[d], tl.int64))
+            inb = self.and_(lo, hi)
+            mask = inb if mask is None else self.and_(mask, inb)
+        ptr = self.add(self.splat(desc.base, shape), offs, False)
+        return ptr, mask
+
+    def _block_indices(self, offsets, shape):
+        """Per-dimension int64 coordinates offset_d + arange(block_d), shaped for broadcast."""
+        rank = len(shape)
+        out = []
+        for d, (o, n) in enumerate(zip(offsets, shape)):
+            r = self.cast(self.arange(0, n), tl.int64)
+            for _ in range(d):
+                r = self.expand_dims(r, 0)
+            for k in range(d + 1, rank):
+                r = self.expand_dims(r, k)
+            out.append(self.add(r, self.cast(o, tl.int64), False))
+        return out
+
+    def descriptor_atomic(self, op, desc, value, offsets):
+        self._check_descriptor(desc, f"descriptor atomic_{op}")
+        self._check_writable(desc, f"atomic_{op}")
+        offs = self._descriptor_offsets(desc, offsets)
+        shape = list(desc.block_shape)
+        value = self._as_block(value, desc.block_type, "tensor descriptor")
+        ptr, mask = self._descriptor_lanes(desc, self._block_indices(offs, shape), shape)
+        self.atomic_rmw(op, ptr, value, mask, "relaxed", "gpu")
+        return None
+
+    def _gather_operands(self, desc, x_offsets, y_offset, what):
+        self._check_descriptor(desc, f"descriptor {what}")
+        if len(desc.block_shape) != 2 or desc.block_shape[0] != 1:
+            raise ValueError(f"descriptor {what} needs a 2-D descriptor whose block has one row "
+                             f"(block_shape [1, N]), got block_shape {desc.block_shape}")
+        x = self.to_tensor(x_offsets)
+        if not x.type.is_block() or len(x.type.shape) != 1 or not x.dtype.is_int():
+            raise ValueError(f"descriptor {what}: x_offsets must be a 1-D integer tensor, got "
+                             f"{x.type}")
+        y = self._index_value(y_offset, "y_offset", False)
+        n = desc.block_shape[1]
+        m = x.type.shape[0]
+        shape = [m, n]
+        rows = self.cast(self.expand_dims(x, 1), tl.int64)
+        cols = self.add(self.expand_dims(self.cast(self.arange(0, n), tl.int64), 0),
+                        self.cast(y, tl.int64), False)
+        ptr, mask = self._descriptor_lanes(desc, [rows, cols], shape)
+        return ptr, mask, tl.block_type(desc.dtype, shape)
+
+    def descriptor_gather(self, desc, x_offsets, y_offset) -> tl.tensor:
+        ptr, mask, block = self._gather_operands(desc, x_offsets, y_offset, "gather")
+        pad = float("nan") if desc.padding == "nan" else 0
+        other = self.full(list(block.shape), pad, block.element_ty)
+        return self.load(ptr, mask, other, (), "", "", "", False)
+
+    def descriptor_scatter(self, desc, value, x_offsets, y_offset):
+        self._check_writable(desc, "scatter")
+        ptr, mask, block = self._gather_operands(desc, x_offsets, y_offset, "scatter")
+        value = self._as_block(value, block, "tensor descriptor scatter")
+        self.store(ptr, value, mask, (), "", "")
         return None
 
     def _sem_scope(self, sem, scope):
