@@ -16,6 +16,7 @@ using namespace tt;
 void bindExec(py::module_ &m);     // bind_exec.cpp
 void bindTile(py::module_ &m);     // bind_tile.cpp
 void bindBytecode(py::module_ &m); // bind_bytecode.cpp
+void bindCuda(py::module_ &m);     // bind_cuda.cpp
 
 namespace {
 
@@ -103,6 +104,7 @@ PYBIND11_MODULE(_core, m) {
   m.def("tensor_type", &Type::tensor, py::arg("shape"), py::arg("elem"));
   m.def("func_type", &Type::function, py::arg("inputs"), py::arg("results"));
   m.def("token_type", &Type::token);
+  m.def("tensordesc_type", &Type::tensorDesc, py::arg("block"));
 
   py::class_<Attribute>(m, "Attribute")
       .def("__str__", &Attribute::str)
@@ -247,4 +249,5 @@ PYBIND11_MODULE(_core, m) {
   bindExec(m);
   bindTile(m);
   bindBytecode(m);
+  bindCuda(m);
 }
