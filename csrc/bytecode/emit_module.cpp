@@ -6,30 +6,21 @@
 #include <set>
 #include <unordered_map>
 
-#include "bytecode/float_bits.h"
-#include "bytecode/writer.h"
+#include "bytecode/emit_context.h"
 
 namespace tt {
 namespace bytecode {
 namespace {
 
+using namespace emit;
+
 const std::string kPrefix = "cuda_tile.";
-
-// An error already naming its op: region ops rethrow their nested ops' errors unchanged.
-class OpError : public BytecodeError {
-public:
-  using BytecodeError::BytecodeError;
-};
-
-[[noreturn]] void failOp(const Operation &op, const std::string &msg) {
-  throw OpError("tile bytecode: op '" + op.name() + "' at " + locationString(op.loc()) + ": " +
-                msg);
-}
 
 [[noreturn]] void fail(const std::string &msg) { throw BytecodeError("tile bytecode: " + msg); }
 
-// Our IR names every op as NVIDIA does, except print: NVIDIA's print_tko, whose token result
-// (13.2+) our IR leaves implicit because nothing orders after a print.
+// Our IR names every op as NVIDIA does, except print: NVIDIA's print_tko. Its token result
+// (13.2+) may be left out of our IR (then nothing orders after the print) or carried, with an
+// optional token operand in operandSegmentSizes {args, token}, to order prints.
 const OpSpec *specFor(const Operation &op) {
   const std::string &n = op.name();
   if (n.compare(0, kPrefix.size(), kPrefix) != 0)
@@ -39,12 +30,6 @@ const OpSpec *specFor(const Operation &op) {
 }
 
 bool isPrint(const OpSpec &s) { return s.opcode == Op::PrintTko; }
-
-int64_t intOf(const Operation &op, const std::string &name, const Attribute &a) {
-  if (a.kind() == Attribute::Kind::Int || a.kind() == Attribute::Kind::Bool)
-    return a.getInt();
-  failOp(op, "attribute '" + name + "' must be an integer, got " + a.str());
-}
 
 // The largest value of each enum attribute (reference/tileir.md §4.4).
 int64_t enumMax(const std::string &name) {
@@ -83,235 +68,6 @@ std::optional<uint64_t> defaultFor(const OpSpec &s, const AttrSpec &a) {
   if (n == "rounding" && s.opcode == Op::DivI)
     return uint64_t(Rounding::Zero);
   return std::nullopt;
-}
-
-std::vector<int32_t> toI32(const std::vector<int64_t> &v) {
-  return std::vector<int32_t>(v.begin(), v.end());
-}
-
-FloatFormat formatOf(FloatKind k) {
-  switch (k) {
-  case FloatKind::F16:
-    return kF16;
-  case FloatKind::BF16:
-    return kBF16;
-  case FloatKind::TF32:
-    return kTF32;
-  case FloatKind::F8E4M3FN:
-    return kF8E4M3FN;
-  case FloatKind::F8E5M2:
-    return kF8E5M2;
-  default:
-    return {0, 0};
-  }
-}
-
-// The bits of `v` as an element of float type `t`, and the element's bit width.
-uint64_t floatBitsOf(double v, Type t, int &width) {
-  switch (t.floatKind()) {
-  case FloatKind::F32:
-    width = 32;
-    return f32Bits(v);
-  case FloatKind::F64:
-    width = 64;
-    return f64Bits(v);
-  default: {
-    FloatFormat f = formatOf(t.floatKind());
-    width = f.width();
-    return encodeFloat(v, f);
-  }
-  }
-}
-
-// Bytecode types of IR types, memoized.
-class Types {
-public:
-  explicit Types(ModuleWriter &w) : w_(w) {}
-
-  // A bare element type: i32, f16, ptr<f32> (tile elements, attribute types).
-  uint32_t scalar(Type t) {
-    auto it = scalar_.find(t);
-    if (it != scalar_.end())
-      return it->second;
-    uint32_t idx;
-    if (t.isInt()) {
-      switch (t.intWidth()) {
-      case 1:
-        idx = w_.i1();
-        break;
-      case 8:
-        idx = w_.i8();
-        break;
-      case 16:
-        idx = w_.i16();
-        break;
-      case 32:
-        idx = w_.i32();
-        break;
-      case 64:
-        idx = w_.i64();
-        break;
-      default:
-        fail("Tile IR has no integer type " + t.str());
-      }
-    } else if (t.isFloat()) {
-      static const TypeTag tags[] = {TypeTag::F8E4M3FN, TypeTag::F8E5M2, TypeTag::F16,
-                                     TypeTag::BF16,     TypeTag::TF32,   TypeTag::F32,
-                                     TypeTag::F64};
-      idx = w_.scalarType(tags[static_cast<int>(t.floatKind())]);
-    } else if (t.isPtr()) {
-      if (t.pointee().isPtr() || t.addrSpace() != 1)
-        fail("Tile IR pointers point to global scalars, got " + t.str());
-      idx = w_.ptrType(scalar(t.pointee()));
-    } else {
-      fail("no Tile IR element type for " + t.str());
-    }
-    scalar_.emplace(t, idx);
-    return idx;
-  }
-
-  // The type of an SSA value: scalars are rank-0 tiles.
-  uint32_t value(Type t) {
-    auto it = value_.find(t);
-    if (it != value_.end())
-      return it->second;
-    uint32_t idx;
-    switch (t.kind()) {
-    case TypeKind::Int:
-    case TypeKind::Float:
-    case TypeKind::Ptr:
-      idx = w_.tileType({}, scalar(t));
-      break;
-    case TypeKind::Tensor:
-      idx = w_.tileType(t.shape(), scalar(t.element()));
-      break;
-    case TypeKind::Token:
-      idx = w_.tokenType();
-      break;
-    case TypeKind::TensorView:
-      idx = w_.tensorViewType(scalar(t.viewElement()), t.viewShape(), t.viewStrides());
-      break;
-    case TypeKind::PartitionView: {
-      std::optional<bytecode::Padding> pad;
-      if (t.padding() != tt::Padding::None)
-        pad = static_cast<bytecode::Padding>(static_cast<int>(t.padding()));
-      idx = w_.partitionViewType(toI32(t.tileShape()), value(t.tensorViewOf()), toI32(t.dimMap()),
-                                 pad);
-      break;
-    }
-    default:
-      fail("no Tile IR value type for " + t.str());
-    }
-    value_.emplace(t, idx);
-    return idx;
-  }
-
-private:
-  ModuleWriter &w_;
-  std::unordered_map<Type, uint32_t> scalar_, value_;
-};
-
-// Everything one module's ops share.
-struct Context {
-  ModuleWriter &w;
-  Types types;
-  Version v;
-};
-
-const std::set<std::string> kArchKeys = {"sm_80",  "sm_86",  "sm_87",  "sm_88",
-                                         "sm_89",  "sm_90",  "sm_100", "sm_103",
-                                         "sm_107", "sm_110", "sm_120", "sm_121"};
-
-// The hints dictionary {arch: {name: value}} as (arch string, tagged Dictionary) pairs.
-// Hints are advisory for tileiras, so a misspelled name would be dropped silently: reject it.
-std::vector<std::pair<uint32_t, std::vector<uint8_t>>> hintsOf(const Operation &op, Context &cx,
-                                                               const Attribute &a, bool entry) {
-  if (a.kind() != Attribute::Kind::Dict)
-    failOp(op, "optimization_hints must be a dictionary keyed by arch, got " + a.str());
-  std::vector<std::pair<uint32_t, std::vector<uint8_t>>> out;
-  for (const auto &arch : a.getDict()) {
-    if (arch.first == "default") {
-      if (cx.v < kV13_3)
-        failOp(op, "the 'default' hints key needs bytecode 13.3");
-    } else if (!kArchKeys.count(arch.first)) {
-      failOp(op, "optimization_hints key '" + arch.first + "' is not an arch (sm_90, ...)");
-    }
-    if (arch.second.kind() != Attribute::Kind::Dict)
-      failOp(op, "optimization_hints." + arch.first + " must be a dictionary");
-    std::vector<std::pair<uint32_t, std::vector<uint8_t>>> kv;
-    for (const auto &h : arch.second.getDict()) {
-      const std::string &k = h.first;
-      const Attribute &val = h.second;
-      bool known =
-          entry ? (k == "num_cta_in_cga" || k == "occupancy" || k == "num_worker_warps_per_cta")
-                : (k == "latency" || k == "allow_tma");
-      if (!known)
-        failOp(op, "unknown optimization hint '" + k + "'");
-      if (k == "num_worker_warps_per_cta" && cx.v < kV13_3)
-        failOp(op, "hint 'num_worker_warps_per_cta' needs bytecode 13.3");
-      std::vector<uint8_t> enc;
-      if (k == "allow_tma") {
-        if (val.kind() != Attribute::Kind::Bool)
-          failOp(op, "hint 'allow_tma' must be a bool");
-        enc = attr::boolean(val.getBool());
-      } else {
-        int64_t x = intOf(op, k, val);
-        bool ok = k == "occupancy"        ? x >= 1 && x <= 32
-                  : k == "latency"        ? x >= 1 && x <= 10
-                  : k == "num_cta_in_cga" ? x >= 1 && x <= 16 && (x & (x - 1)) == 0
-                                          : x == 4 || x == 8;
-        if (!ok)
-          failOp(op, "hint '" + k + "' out of range: " + std::to_string(x));
-        Type it = val.getType() ? val.getType() : Type::integer(32);
-        enc = attr::integer(cx.types.scalar(it), static_cast<uint64_t>(x), it.intWidth());
-      }
-      kv.emplace_back(cx.w.str(k), std::move(enc));
-    }
-    out.emplace_back(cx.w.str(arch.first), attr::dictionary(kv));
-  }
-  return out;
-}
-
-// The raw element bytes of a constant op's value, against its result type (§2.3: splats).
-std::vector<uint8_t> constantBytes(const Operation &op, const Attribute &a, Type result) {
-  const Type e = result.element();
-  const Attribute::Kind k = a.kind();
-  if (k == Attribute::Kind::Dense && a.getType() != result)
-    failOp(op, "dense value type " + a.getType().str() + " differs from the result");
-  if (k != Attribute::Kind::Dense && k != Attribute::Kind::Int && k != Attribute::Kind::Float &&
-      k != Attribute::Kind::Bool)
-    failOp(op, "constant value must be a number or a splat, got " + a.str());
-  const bool isFloatValue =
-      k == Attribute::Kind::Float || (k == Attribute::Kind::Dense && a.denseIsFloat());
-  if (e.isFloat()) {
-    int width;
-    uint64_t bits = floatBitsOf(isFloatValue ? a.getFloat() : double(a.getInt()), e, width);
-    return scalarBytes(bits, (width + 7) / 8);
-  }
-  if (!e.isInt())
-    failOp(op, "Tile IR constants are integers or floats, got " + result.str());
-  if (isFloatValue)
-    failOp(op, "float value for an integer constant");
-  if (e.intWidth() == 1) // MLIR's i1 splat byte: 0xFF or 0x00
-    return {uint8_t(a.getInt() & 1 ? 0xFF : 0x00)};
-  return scalarBytes(static_cast<uint64_t>(a.getInt()), e.intWidth() / 8);
-}
-
-// Tagged Integer/Float attribute of an identity (its type is the scalar element type, §4.2).
-std::vector<uint8_t> taggedNumber(const Operation &op, Context &cx, const Attribute &a) {
-  Type t = a.getType();
-  if (!t || !(t.isInt() || t.isFloat()))
-    failOp(op, "identity needs a scalar int or float type, got " + a.str());
-  if (t.isFloat()) {
-    if (a.kind() != Attribute::Kind::Float && a.kind() != Attribute::Kind::Int)
-      failOp(op, "identity must be a number, got " + a.str());
-    int width;
-    double d = a.kind() == Attribute::Kind::Float ? a.getFloat() : double(a.getInt());
-    uint64_t bits = floatBitsOf(d, t, width);
-    return attr::floatBits(cx.types.scalar(t), bits, width);
-  }
-  return attr::integer(cx.types.scalar(t), static_cast<uint64_t>(intOf(op, "identities", a)),
-                       t.intWidth());
 }
 
 // Writes one entry function's body: value numbering and region scopes.
@@ -363,7 +119,8 @@ private:
     OpArgs args;
     for (size_t i = 0; i < o.numResults(); ++i)
       args.result_types.push_back(cx_.types.value(o.result(i)->type));
-    if (isPrint(*spec) && cx_.v >= spec->last_result_since)
+    // print_tko's token (13.2+): implicit when our IR's print has no result of its own.
+    if (isPrint(*spec) && cx_.v >= spec->last_result_since && o.numResults() == 0)
       args.result_types.push_back(cx_.w.tokenType());
     for (const AttrSpec &a : spec->attrs)
       args.attrs.push_back(attrArg(o, *spec, a, used));
@@ -684,7 +441,7 @@ Version chooseVersion(const Module &tileModule) {
 
 std::vector<uint8_t> writeModule(const Module &tileModule, Version v) {
   ModuleWriter w(v);
-  Context cx{w, Types(w), v};
+  Context cx{w, TypeMap(w), v};
   size_t entries = 0;
   for (const auto &op : tileModule.body()->ops()) {
     if (!op->is("cuda_tile.entry"))

@@ -6,7 +6,7 @@
 //   ValueId x = fn.arg(0);  ...  fn.ret();  // ops through fn.emit(spec, args) or the helpers
 //   std::vector<uint8_t> bytes = m.finish();
 //
-// A later layer walks our Tile IR (cuda_tile ops in the IR core) and calls
+// emit_module.h walks our Tile IR (cuda_tile ops in the IR core) and calls
 // FunctionWriter::emit() op by op, with the OpSpec from findOpSpec(op name); regions go through
 // beginRegionOp/beginRegion/beginBlock/endBlock/endRegion/endRegionOp.
 #pragma once

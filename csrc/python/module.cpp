@@ -8,6 +8,7 @@
 #include "ir/printer.h"
 #include "ir/verifier.h"
 #include "passes/passes.h"
+#include "tt_source_hash.h" // generated: TT_SOURCE_HASH (cmake/source_hash.cmake)
 #include "ttir/parser.h"
 
 namespace py = pybind11;
@@ -250,4 +251,5 @@ PYBIND11_MODULE(_core, m) {
   bindTile(m);
   bindBytecode(m);
   bindCuda(m);
+  m.attr("source_hash") = TT_SOURCE_HASH; // what cache keys use instead of the binary
 }

@@ -118,6 +118,7 @@ def _require_tileiras() -> str:
 
 _info_lock = threading.Lock()
 _info: Dict[str, TileirasInfo] = {}
+_versions: Dict[str, Tuple[str, str]] = {}
 
 
 def info() -> TileirasInfo:
@@ -129,17 +130,31 @@ def info() -> TileirasInfo:
         return _info[path]
 
 
+def version() -> str:
+    """The full `--version` text of the tileiras in use (cached per process): what cache keys
+    of compiled kernels must include, so a new tileiras never reuses an old cubin."""
+    return _version(_require_tileiras())[0]
+
+
+def _version(path: str) -> Tuple[str, str]:
+    """(the full `--version` text, "13.4.92"): cheap, so cache hits need no probe compile."""
+    if path not in _versions:
+        try:
+            run = subprocess.run([path, "--version"], capture_output=True, text=True,
+                                 timeout=60)
+        except (OSError, subprocess.TimeoutExpired) as e:
+            raise TileirasError(f"cannot run {path} --version: {e}") from None
+        version = run.stdout.strip()
+        if run.returncode != 0 or not version:
+            raise TileirasError(f"{path} --version failed:\n{run.stderr.strip()}",
+                                stderr=run.stderr, returncode=run.returncode)
+        m = re.search(r"V(\d+\.\d+\.\d+)", version)
+        _versions[path] = (version, m.group(1) if m else version.splitlines()[0])
+    return _versions[path]
+
+
 def _probe(path: str) -> TileirasInfo:
-    try:
-        run = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=60)
-    except (OSError, subprocess.TimeoutExpired) as e:
-        raise TileirasError(f"cannot run {path} --version: {e}") from None
-    version = run.stdout.strip()
-    if run.returncode != 0 or not version:
-        raise TileirasError(f"{path} --version failed:\n{run.stderr.strip()}",
-                            stderr=run.stderr, returncode=run.returncode)
-    m = re.search(r"V(\d+\.\d+\.\d+)", version)
-    short = m.group(1) if m else version.splitlines()[0]
+    version, short = _version(path)
     # Which of our versions it reads: --list-versions (13.4+) says, one probe compile proves the
     # toolchain works; without the flag, the probe kernel decides version by version.
     try:
@@ -195,13 +210,14 @@ def compile(bytecode: bytes, arch: Union[str, int], opt_level: int = 3,
     arch = normalize_arch(arch)
     if opt_level not in (0, 1, 2, 3):
         raise ValueError(f"opt_level {opt_level!r}: expected 0..3")
-    tool = info()
-    key = _cache_key(bytecode, arch, opt_level, tool.version)
+    tool_path = _require_tileiras()
+    key = _cache_key(bytecode, arch, opt_level, _version(tool_path)[0])
     path = _cache_file(key["key"]) if cache else None
     if path is not None and not knobs.always_compile:
         hit = _cache_read(path, key)
         if hit is not None:
             return hit
+    tool = info()  # the probe compile: once per process, before the first real compile
     cubin = _run_tileiras(tool.path, bytecode, arch, opt_level, timeout)
     if path is not None:
         _cache_write(path, key, cubin)
