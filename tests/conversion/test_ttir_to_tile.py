@@ -249,7 +249,7 @@ def test_tokens_order_accesses_to_one_buffer_only():
 
 def test_entry_hints():
     r, out = convert(VADD, "vadd", occupancy=4, num_ctas=2, num_stages=3, arch="sm_100")
-    assert "optimization_hints=<sm_100 = {num_cta_in_cga = 2 : i32, occupancy = 4 : i32}>" in out
+    assert "optimization_hints=<default = {num_cta_in_cga = 2 : i32, occupancy = 4 : i32}>" in out
     assert "latency = 3 : i32" in out
 
 

@@ -42,6 +42,10 @@ struct Unsupported {
   std::string reason;
 };
 
+// Hints go under Tile IR's `default` key (13.3+), so a module keeps them whatever sm_XX it is
+// assembled for.
+const char *const kHintKey = "default";
+
 class Converter {
 public:
   Converter(Module &dst, const TileOptions &opts, TileConversion &report)
@@ -58,9 +62,20 @@ public:
     Operation *entry = b_.create("cuda_tile.entry", {}, {}, attrs, 1);
     const Block &src = *func.region(0)->front();
     Block *dst = entry->region(0)->addBlock();
-    for (size_t i = 0; i < src.numArgs(); ++i)
-      map_[src.arg(i)] = dst->addArg(src.arg(i)->type);
     b_.setInsertionPointToEnd(dst);
+    for (size_t i = 0; i < src.numArgs(); ++i) {
+      Value *arg = dst->addArg(src.arg(i)->type);
+      // The specialization's divisibility (16-byte aligned pointers, ints divisible by 16)
+      // becomes an assume: what tileiras needs for vector and TMA paths.
+      int64_t div = 0;
+      if (i < func.argAttrs.size())
+        for (const auto &kv : func.argAttrs[i])
+          if (kv.first == "tt.divisibility")
+            div = kv.second.getInt();
+      if (div > 1 && (arg->type.isPtr() || arg->type.isInt()))
+        arg = make1("assume", {arg}, arg->type, {{"div_by", Attribute::integer(div, i64())}});
+      map_[src.arg(i)] = arg;
+    }
     block(src, Term::Return);
   }
 
@@ -141,7 +156,7 @@ private:
       inner.emplace_back("occupancy", i32Attr(opts_.occupancy));
     if (inner.empty())
       return Attribute();
-    return Attribute::dict({{opts_.arch, Attribute::dict(inner)}});
+    return Attribute::dict({{kHintKey, Attribute::dict(inner)}});
   }
 
   Attrs memoryAttrs(std::vector<int64_t> segments, int ordering = tile::kWeak, int scope = -1) {
@@ -150,11 +165,10 @@ private:
     if (scope >= 0)
       a.emplace_back("memory_scope", i32Attr(scope));
     if (opts_.numStages > 0)
-      a.emplace_back(
-          "optimization_hints",
-          Attribute::dict(
-              {{opts_.arch,
-                Attribute::dict({{"latency", i32Attr(std::min(opts_.numStages, 10))}})}}));
+      a.emplace_back("optimization_hints",
+                     Attribute::dict(
+                         {{kHintKey, Attribute::dict(
+                                         {{"latency", i32Attr(std::min(opts_.numStages, 10))}})}}));
     return a;
   }
 
@@ -392,7 +406,9 @@ private:
       if (!plan.extents[d]) {
         shape.push_back(plan.tile[d]);
       } else if ((c = constantOf(plan.extents[d], known)), known) {
-        shape.push_back(std::max<int64_t>(c, 0));
+        // An empty box (an always-false mask) is never accessed; Tile IR still wants a
+        // positive static extent in the view's type.
+        shape.push_back(std::max<int64_t>(c, 1));
         if (c <= 0)
           guard = constInt(0, i1());
       } else {
@@ -1093,7 +1109,11 @@ private:
     for (const Value *v : o.operands)
       fmt += v->type.element().isFloat() ? " %f" : " %d";
     fmt += "\n";
-    make("print", get(o.operands), {}, {{"format", Attribute::string(fmt)}});
+    // Prints carry a token so insert-memory-tokens keeps them in program order.
+    make(
+        "print", get(o.operands), {Type::token()},
+        {{"format", Attribute::string(fmt)},
+         {"operandSegmentSizes", Attribute::i32Array({static_cast<int64_t>(o.numOperands()), 0})}});
   }
 
   Builder b_;

@@ -27,12 +27,14 @@ namespace tt {
 namespace {
 
 constexpr int kUniversal = -1;
+constexpr int kPrints = -2; // device prints: ordered among themselves and by fences
 
 bool isAccess(const Operation &op) {
   const std::string &n = op.name();
   return n == "cuda_tile.load_view_tko" || n == "cuda_tile.store_view_tko" ||
          n == "cuda_tile.load_ptr_tko" || n == "cuda_tile.store_ptr_tko" ||
-         n == "cuda_tile.atomic_rmw_tko" || n == "cuda_tile.atomic_cas_tko";
+         n == "cuda_tile.atomic_rmw_tko" || n == "cuda_tile.atomic_cas_tko" ||
+         (n == "cuda_tile.print" && op.numResults() == 1);
 }
 
 bool isRead(const Operation &op) {
@@ -63,6 +65,7 @@ public:
       if (kv.first->type.isPtr())
         allClasses_.insert(kv.second);
     allClasses_.insert(kUniversal);
+    allClasses_.insert(kPrints);
   }
 
   void run() {
@@ -100,6 +103,8 @@ private:
   }
 
   int accessClass(const Operation &op) {
+    if (op.is("cuda_tile.print"))
+      return kPrints;
     bool store = op.is("cuda_tile.store_view_tko");
     return root(op.operand(store ? 1 : 0));
   }
@@ -131,6 +136,8 @@ private:
   }
 
   std::vector<int> classesFor(int c) {
+    if (c == kPrints)
+      return {c};
     if (c != kUniversal)
       return {c, kUniversal};
     return std::vector<int>(allClasses_.begin(), allClasses_.end());
