@@ -20,6 +20,8 @@ import pytest
 
 # The execution paths every kernel test runs on. Add "tile" here when the Tile IR path lands.
 PATHS = ["ptx"]
+# tests/gpu runs both GPU paths: Tile IR through tileiras, PTX through stock Triton.
+GPU_PATHS = ["tile", "ptx"]
 
 # Directories (under tests/) whose tests launch kernels and so run once per path.
 KERNEL_TEST_DIRS = ("language", "examples", "gpu")
@@ -30,14 +32,58 @@ if _HERE not in sys.path:
 
 from tt_utils import ml_dtypes, requires_ml_dtypes  # noqa: E402,F401
 
+# CI proves our bytecode is real: with TRITON_TILE_ASSEMBLE_SUITE=sm_90,sm_100 the Tile IR of
+# every kernel the suite converts is assembled by tileiras for each arch at the end of the
+# session, and any rejection fails the run.
+ASSEMBLE_ARCHS = [a for a in os.environ.get("TRITON_TILE_ASSEMBLE_SUITE", "").split(",") if a]
+_assembled = None
+
 
 def pytest_configure(config):
+    global _assembled
     # Compiled kernels go to a fresh cache per session (not the user's ~/.triton_tile), unless
     # the caller chose one.
     if "TRITON_TILE_CACHE_DIR" not in os.environ:
         import tempfile
 
         os.environ["TRITON_TILE_CACHE_DIR"] = tempfile.mkdtemp(prefix="triton_tile_test_cache_")
+    if ASSEMBLE_ARCHS:
+        from triton_tile.compiler import tile_stage
+
+        _assembled = tile_stage.record_bytecode()
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if not ASSEMBLE_ARCHS or _assembled is None:
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    from triton_tile.backends import tileiras
+
+    unique = {}
+    for name, data in _assembled:
+        unique.setdefault(data, name)
+    jobs = [(data, name, arch) for data, name in unique.items() for arch in ASSEMBLE_ARCHS]
+
+    def assemble(job):
+        data, name, arch = job
+        try:
+            tileiras.compile(data, arch)
+            return None
+        except Exception as e:  # noqa: BLE001 - every failure is reported, with its kernel
+            return f"{name} ({arch}): {e}"
+
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        failures = [f for f in pool.map(assemble, jobs) if f]
+    tr = session.config.pluginmanager.get_plugin("terminalreporter")
+    summary = (f"tileiras assembled {len(jobs) - len(failures)}/{len(jobs)} modules "
+               f"({len(unique)} kernels x {', '.join(ASSEMBLE_ARCHS)})")
+    if tr is not None:
+        tr.write_line(summary)
+        for f in failures:
+            tr.write_line(f"tileiras REJECTED {f}")
+    if failures:
+        session.exitstatus = 1
 
 
 def _runs_kernels(fspath):
@@ -47,7 +93,9 @@ def _runs_kernels(fspath):
 
 def pytest_generate_tests(metafunc):
     if "path" in metafunc.fixturenames and _runs_kernels(metafunc.definition.path):
-        metafunc.parametrize("path", PATHS, indirect=True)
+        rel = os.path.relpath(str(metafunc.definition.path), _HERE)
+        paths = GPU_PATHS if rel.split(os.sep)[0] == "gpu" else PATHS
+        metafunc.parametrize("path", paths, indirect=True)
 
 
 @pytest.fixture(autouse=True)
@@ -65,7 +113,7 @@ def _seed_key(node):
     ids = ""
     if callspec is not None:
         # The path id is left out so both paths see the same inputs.
-        ids = "-".join(t for t in callspec.id.split("-") if t not in PATHS)
+        ids = "-".join(t for t in callspec.id.split("-") if t not in PATHS + GPU_PATHS)
     return f"{node.path.name}::{getattr(node, 'originalname', node.name)}[{ids}]"
 
 

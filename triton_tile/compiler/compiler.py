@@ -159,8 +159,10 @@ def backend_stages(module, name: str, key: str, options, param_types) -> Compile
     if options.enable_tile:
         tile = tile_stage.convert(module, name, options)
         accesses, reason = tile.accesses, tile.reason
+        _dump(name, key, "accesses", tile_stage.describe_accesses(accesses))
         if tile.module is not None:
             asm["tileir"] = tile.asm
+            asm["tilebc"] = tile.bytecode
             _dump(name, key, "tileir", tile.asm)
             program, reason = cpu.prepare_tile(tile.module, name)
             path = "tile" if program is not None else "ptx"

@@ -23,45 +23,71 @@ TILE_PASSES = ["expand-block-pointer-loops", "scalarize-loop-pointers", "canonic
 class TileResult(NamedTuple):
     module: object  # the Tile IR module, or None when the kernel falls back
     asm: str  # NVIDIA's textual form ("" on fallback)
+    bytecode: bytes  # what tileiras assembles (b"" on fallback)
     reason: Optional[str]  # why the kernel falls back, naming the op and its source line
     accesses: List[Tuple[str, str, bool, str]]  # (op, location, raised to a view?, detail)
 
 
-def tile_options(options, alias_classes=()):
-    """The conversion's options from the launch options and the environment knobs."""
+def tile_options(options, alias_classes=(), arch=None):
+    """The conversion's options from the launch options and the environment knobs; `arch` is
+    the GPU compiled for (a GPU launch's device), else TRITON_TILE_TARGET or sm_90."""
     o = cpu.core().TileOptions()
     o.approx = knobs.enable_approx
     o.ftz = knobs.enable_ftz
     o.occupancy = options.occupancy or 0
     o.num_ctas = options.num_ctas
     o.num_stages = options.num_stages
-    o.arch = knobs.target or "sm_90"
+    o.arch = arch or knobs.target or "sm_90"
     o.alias_classes = [list(c) for c in alias_classes]
     return o
 
 
-def convert(ttir, name: str, options, alias_classes=()) -> TileResult:
+def convert(ttir, name: str, options, alias_classes=(), arch=None) -> TileResult:
     """Converts a copy of the (already inlined and cleaned) TTIR module."""
     core = cpu.core()
     module = ttir.clone()
     core.run_passes(module, TILE_PASSES)
-    r = core.convert_to_tile(module, name, tile_options(options, alias_classes))
+    r = core.convert_to_tile(module, name, tile_options(options, alias_classes, arch))
     if r.unsupported:
         op, loc, why = r.unsupported[0]
         more = f" (and {len(r.unsupported) - 1} more)" if len(r.unsupported) > 1 else ""
-        return TileResult(None, "", f"'{op}' at {loc}: {why}{more}", list(r.accesses))
+        return TileResult(None, "", b"", f"'{op}' at {loc}: {why}{more}", list(r.accesses))
     tile = r.take_module()
-    return TileResult(tile, core.print_tile(tile), None, list(r.accesses))
+    bytecode = core.tile_to_bytecode(tile)
+    if _recorded is not None:
+        _recorded.append((name, bytecode))
+    return TileResult(tile, core.print_tile(tile), bytecode, None, list(r.accesses))
+
+
+# Bytecode of every kernel converted in this process, when a test session asks for it (CI
+# assembles them all with tileiras: tests/conftest.py).
+_recorded: Optional[list] = None
+
+
+def record_bytecode() -> list:
+    """Starts recording the bytecode of every kernel converted from now on; returns the list."""
+    global _recorded
+    _recorded = []
+    return _recorded
+
+
+def describe_accesses(accesses) -> str:
+    """One line per memory access: raised to a view, or why it stays a gather/scatter."""
+    lines = []
+    for op, loc, raised, detail in accesses:
+        lines.append(f"{loc}: {op}: {'view' if raised else 'pointers'}: {detail}")
+    return "\n".join(lines) + "\n"
 
 
 _warned = set()
 
 
-def fall_back(name: str, reason: str, where: str = "", stacklevel: int = 5) -> None:
+def fall_back(name: str, reason: str, where: str = "", stacklevel: int = 5,
+              runs_on: str = "CPU: the TTIR executor") -> None:
     """Never silent: a TileFallbackWarning once per kernel (`where` its definition's
     location: kernels of one name in two files are two kernels), or an error on request."""
     message = (f"kernel {name}: the Tile IR path cannot run it: {reason}; running on the "
-               "PTX-style path (CPU: the TTIR executor)")
+               f"PTX-style path ({runs_on})")
     if knobs.fallback == "error":
         raise RuntimeError(message + " [TRITON_TILE_FALLBACK=error]")
     if (name, where) not in _warned:
