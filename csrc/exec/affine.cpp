@@ -57,7 +57,182 @@ public:
         continue;
       (kv.first->type.element().isPtr() ? out_.ptrStride : out_.intStride)[kv.first] = kv.second;
     }
+    findAssumed();
     chooseCompact();
+    chooseLazy();
+    findForeignPointers();
+  }
+
+  // Lazy integer tiles and interval masks (affine.h), rank 1 only.
+  void chooseLazy() {
+    auto &lazy = out_.lazyInt;
+    auto &iv = out_.intervalMask;
+    auto rank1 = [](const Value *v) { return v->type.isTensor() && v->type.rank() == 1; };
+    auto splatLike = [](const Value *v) {
+      return v->def && (v->def->is("tt.splat") || v->def->is("arith.constant"));
+    };
+    auto proven = [&](const Value *v) {
+      return out_.intStride.count(v) && !out_.intAssumed.count(v);
+    };
+    static const char *lazyOps[] = {"tt.make_range", "arith.addi",  "arith.subi",  "arith.muli",
+                                    "arith.shli",    "arith.extsi", "arith.extui", "arith.trunci"};
+    static const char *orderPreds[] = {"slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"};
+    (void)orderPreds;
+    for (const Operation *op : ops_) {
+      if (op->numResults() != 1 || !rank1(op->result(0)))
+        continue;
+      const Value *r = op->result(0);
+      bool isLazyOp = false;
+      for (const char *n : lazyOps)
+        isLazyOp |= op->is(n);
+      if (isLazyOp && r->type.element().isInt() && proven(r))
+        lazy.insert(r);
+      int64_t pred = op->intAttr("predicate", -1);
+      if (op->is("arith.cmpi") && pred >= 2 && pred <= 9)
+        iv.insert(r);
+      if (op->is("arith.andi") && r->type.element().isInt(1))
+        iv.insert(r);
+    }
+    std::unordered_map<const Value *, std::vector<std::pair<const Operation *, size_t>>> uses;
+    for (const Operation *op : ops_)
+      for (size_t i = 0; i < op->numOperands(); ++i)
+        uses[op->operand(i)].push_back({op, i});
+    for (bool changed = true; changed;) {
+      changed = false;
+      auto drop = [&](std::unordered_set<const Value *> &set, const Value *v) {
+        if (set.erase(v))
+          changed = true;
+      };
+      // Operands: lazy ops and interval compares take lazy or splat operands; andi intervals.
+      for (const Value *v : std::vector<const Value *>(lazy.begin(), lazy.end()))
+        for (const Value *o : v->def->operands)
+          if (o->type.isTensor() && !lazy.count(o) && !splatLike(o))
+            drop(lazy, v);
+      for (const Value *v : std::vector<const Value *>(iv.begin(), iv.end())) {
+        const Operation *d = v->def;
+        for (const Value *o : d->operands) {
+          bool ok = d->is("arith.andi") ? iv.count(o) != 0
+                                        : (!o->type.isTensor() || lazy.count(o) || splatLike(o));
+          if (!ok)
+            drop(iv, v);
+        }
+      }
+      // Uses.
+      for (const Value *v : std::vector<const Value *>(lazy.begin(), lazy.end()))
+        for (auto &u : uses[v]) {
+          const Operation *op = u.first;
+          bool ok =
+              (op->numResults() == 1 &&
+               (lazy.count(op->result(0)) || (op->is("arith.cmpi") && iv.count(op->result(0))))) ||
+              (op->is("tt.addptr") && u.second == 1 && out_.compact.count(op->result(0)));
+          if (!ok) {
+            drop(lazy, v);
+            break;
+          }
+        }
+      for (const Value *v : std::vector<const Value *>(iv.begin(), iv.end()))
+        for (auto &u : uses[v]) {
+          const Operation *op = u.first;
+          bool ok = (op->is("tt.load") && u.second == 1 && out_.compact.count(op->operand(0))) ||
+                    (op->is("tt.store") && u.second == 2 && out_.compact.count(op->operand(0))) ||
+                    (op->is("arith.andi") && iv.count(op->result(0)));
+          if (!ok) {
+            drop(iv, v);
+            break;
+          }
+        }
+    }
+  }
+
+  // Integer strides that rest on a remainder, and everything computed from them.
+  void findAssumed() {
+    auto &as = out_.intAssumed;
+    auto known = [&](const Value *v) { return out_.intStride.count(v) != 0; };
+    for (bool changed = true; changed;) {
+      changed = false;
+      auto mark = [&](const Value *v) {
+        if (known(v) && as.insert(v).second)
+          changed = true;
+      };
+      for (const Operation *op : ops_) {
+        if (op->is("scf.for")) {
+          const Block &body = *op->region(0)->front();
+          const Operation *y = body.terminator();
+          for (size_t i = 0; i < op->numResults(); ++i)
+            if (as.count(op->operand(i + 3)) || (y && as.count(y->operand(i)))) {
+              mark(body.arg(i + 1));
+              mark(op->result(i));
+            }
+          continue;
+        }
+        if (op->numRegions())
+          continue; // scf.if / scf.while results: their strides are already unknown or meet
+        bool taint = op->is("arith.remsi") || op->is("arith.remui");
+        for (const Value *v : op->operands)
+          taint |= as.count(v) != 0;
+        if (taint)
+          for (size_t i = 0; i < op->numResults(); ++i)
+            mark(op->result(i));
+      }
+    }
+  }
+
+  void findForeignPointers() {
+    auto &foreign = out_.foreignPtr;
+    auto isPtr = [](const Value *v) { return v->type.element().isPtr(); };
+    auto mark = [&](const Value *v, bool &changed) {
+      if (isPtr(v) && foreign.insert(v).second)
+        changed = true;
+    };
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (const Operation *op : ops_) {
+        if (op->is("scf.for")) {
+          const Block &body = *op->region(0)->front();
+          const Operation *y = body.terminator();
+          for (size_t i = 0; i < op->numResults(); ++i)
+            if (foreign.count(op->operand(i + 3)) || (y && foreign.count(y->operand(i)))) {
+              mark(body.arg(i + 1), changed);
+              mark(op->result(i), changed);
+            }
+          continue;
+        }
+        if (op->is("scf.while")) {
+          const Block &before = *op->region(0)->front(), &after = *op->region(1)->front();
+          const Operation *cond = before.terminator(), *y = after.terminator();
+          for (size_t i = 0; i < op->numOperands(); ++i)
+            if (foreign.count(op->operand(i)) || (y && foreign.count(y->operand(i))))
+              mark(before.arg(i), changed);
+          for (size_t i = 0; cond && i + 1 < cond->numOperands(); ++i)
+            if (foreign.count(cond->operand(i + 1))) {
+              mark(after.arg(i), changed);
+              mark(op->result(i), changed);
+            }
+          continue;
+        }
+        if (op->is("scf.if")) {
+          for (size_t r = 0; r < op->numRegions(); ++r) {
+            if (op->region(r)->empty() || !op->region(r)->front()->terminator())
+              continue;
+            const Operation *y = op->region(r)->front()->terminator();
+            for (size_t i = 0; i < y->numOperands() && i < op->numResults(); ++i)
+              if (foreign.count(y->operand(i)))
+                mark(op->result(i), changed);
+          }
+          continue;
+        }
+        bool taint = op->is("tt.int_to_ptr") || op->is("tt.load") || op->is("tt.atomic_rmw") ||
+                     op->is("tt.atomic_cas");
+        if (op->is("tt.addptr"))
+          taint |= foreign.count(op->operand(0)) != 0;
+        else
+          for (const Value *v : op->operands)
+            taint |= foreign.count(v) != 0;
+        if (taint)
+          for (size_t i = 0; i < op->numResults(); ++i)
+            mark(op->result(i), changed);
+      }
+    }
   }
 
 private:
@@ -202,6 +377,9 @@ private:
     }
     if (n == "arith.trunci")
       return isKnown(in(0)) ? in(0) : kUnknown;
+    if ((n == "arith.remsi" || n == "arith.remui") && isKnown(in(0)) && in(1) == 0)
+      return in(0); // assumed: see findAssumed
+
     if (n == "arith.extsi" || n == "arith.extui") {
       if (in(0) == 0)
         return 0;

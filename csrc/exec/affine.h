@@ -8,16 +8,21 @@
 // within a row (s = 0 or a make_range), loop-carried values keep the stride their init and
 // yield agree on. Pointer tensors get a stride in bytes through tt.splat and tt.addptr.
 //
+// A remainder (x % n, x with stride s, n the same along the row) gets the stride s as an
+// assumption (affine.h's AffineInfo::intAssumed); compact tt.addptr checks such offsets lane by
+// lane and keeps the lanes where the assumption fails as exceptions (compact_ptr.cpp).
+//
 // A pointer tensor with a known stride whose every use is a load/store address, the base of
 // another compact tt.addptr, or a loop-carried value that is compact too, is kept *compact*:
-// its register holds one address per row plus, per row, the first lane whose narrow offset
-// wrapped (so such a lane faults like the GPU's wild address would, instead of silently
-// reading the unwrapped neighbour). Compact tiles are never materialized: tt.addptr updates
-// R row addresses instead of R*L lanes, and loads/stores check bounds once per row.
+// its register holds one address per row, and per row the first lane that does not follow the
+// stride (a narrow offset that wrapped, or a failed assumption), whose exact addresses are kept
+// aside (compact_ptr.cpp). Compact tiles are never materialized: tt.addptr updates R row
+// addresses instead of R*L lanes, and loads/stores check bounds once per tile or row.
 #pragma once
 
 #include <cstdint>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "ir/operation.h"
 
@@ -29,15 +34,32 @@ struct CompactPtr {
   int64_t strideBytes = 0; // address step between neighbouring lanes of a row
 };
 
+// Pointers whose provenance is not a kernel argument: made from integers (tt.int_to_ptr) or
+// loaded from memory, or computed from such pointers. The executor cannot know the extent of
+// the memory they point into, so their accesses are not bounds-checked (documented limit).
 struct AffineInfo {
-  std::unordered_map<const Value *, int64_t> intStride; // elements, proven values only
+  std::unordered_set<const Value *> foreignPtr;
+
+  std::unordered_map<const Value *, int64_t> intStride; // elements
+  // Integer strides that are assumed, not proven: remainders `(x + arange) % n` are affine
+  // within a row only when the row does not cross a multiple of n; their users check.
+  std::unordered_set<const Value *> intAssumed;
   std::unordered_map<const Value *, int64_t> ptrStride; // bytes, proven values only
   std::unordered_map<const Value *, CompactPtr> compact;
+  // Rank-1 tiles never materialized (compact_ptr.cpp): integer tiles with a proven stride that
+  // only feed compact tt.addptr offsets, interval masks and each other are computed at lane 0
+  // only ("lazy"); i1 tiles from an ordering tt.cmpi of such values (and andi of those) that
+  // only feed the masks of compact loads/stores are kept as one interval of active lanes.
+  std::unordered_set<const Value *> lazyInt;
+  std::unordered_set<const Value *> intervalMask;
 
   const CompactPtr *compactOf(const Value *v) const {
     auto it = compact.find(v);
     return it == compact.end() ? nullptr : &it->second;
   }
+  bool lazy(const Value *v) const { return lazyInt.count(v) != 0; }
+  bool interval(const Value *v) const { return intervalMask.count(v) != 0; }
+  bool assumed(const Value *v) const { return intAssumed.count(v) != 0; }
   bool intStrideOf(const Value *v, int64_t &s) const {
     auto it = intStride.find(v);
     if (it == intStride.end())

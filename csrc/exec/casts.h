@@ -206,9 +206,9 @@ inline void f32ToF16Array(const float *__restrict in, uint16_t *__restrict out, 
   int64_t i = 0;
 #if defined(__F16C__)
   for (; i + 8 <= n; i += 8)
-    _mm_storeu_si128(reinterpret_cast<__m128i *>(out + i),
-                     _mm256_cvtps_ph(_mm256_loadu_ps(in + i),
-                                     _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    _mm_storeu_si128(
+        reinterpret_cast<__m128i *>(out + i),
+        _mm256_cvtps_ph(_mm256_loadu_ps(in + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
 #endif
   for (; i < n; ++i)
     out[i] = f32ToF16(in[i]);

@@ -13,7 +13,7 @@
 namespace tt::exec {
 
 const char *dtypeName(DType d) {
-  static const char *names[] = {"i1",  "i8",  "i16", "i32",      "i64",    "f16",
+  static const char *names[] = {"i1",   "i8",  "i16", "i32",      "i64",    "f16",
                                 "bf16", "f32", "f64", "f8E4M3FN", "f8E5M2", "ptr"};
   return names[static_cast<int>(d)];
 }
@@ -149,11 +149,11 @@ std::atomic<uint64_t> nextProgramUid{1};
 const Compiler::ValueInfo &Compiler::info(const Value *v) const {
   auto it = infos_.find(v);
   if (it == infos_.end() || !it->second.assigned)
-    throw ExecError("internal error in the TTIR executor: a value of type " + v->type.str() +
-                    " has no register" +
-                    (v->def ? " (defined by " + v->def->name() + " at " +
-                                  locationString(v->def->loc()) + ")"
-                            : std::string(" (a block argument)")));
+    throw ExecError(
+        "internal error in the TTIR executor: a value of type " + v->type.str() +
+        " has no register" +
+        (v->def ? " (defined by " + v->def->name() + " at " + locationString(v->def->loc()) + ")"
+                : std::string(" (a block argument)")));
   return it->second;
 }
 
@@ -199,7 +199,7 @@ void Compiler::classify(const Operation &func) {
   auto setInfo = [&](const Value *v) -> ValueInfo & {
     ValueInfo &vi = infos_[v];
     vi.dt = dtypeOf(v->type.element());
-    vi.numel = v->type.numel();
+    vi.numel = stripLen_ && v->type.isTensor() ? stripLen_ : v->type.numel();
     return vi;
   };
   // Arguments live in the constant prefix.
@@ -227,7 +227,15 @@ void Compiler::classify(const Operation &func) {
       if (op.is("arith.constant") || op.is("tt.make_range")) {
         const Value *v = op.result(0);
         ValueInfo &vi = setInfo(v);
+        if (affine_.lazy(v))
+          vi.numel = 1; // lane 0 only
         ConstVal cv{v, false, 0, 0, op.is("tt.make_range")};
+        if (cv.iota && stripLen_) {
+          // A runtime iota (it depends on the strip): a live register, not a constant.
+          for (size_t r = 0; r < op.numResults(); ++r)
+            setInfo(op.result(r));
+          continue;
+        }
         if (cv.iota) {
           cv.i = op.intAttr("start");
         } else {
@@ -281,13 +289,101 @@ void Compiler::classify(const Operation &func) {
   walkBlock(entry, false);
   // Compact pointer tiles hold a row address and a lane limit per row (affine.h).
   for (auto &kv : affine_.compact) {
+    if (stripLen_) { // one row of one strip
+      kv.second.rowLen = stripLen_;
+      kv.second.rows = 1;
+    }
     ValueInfo &vi = infos_[kv.first];
     vi.dt = DType::Ptr;
-    vi.numel = 2 * kv.second.rows;
+    vi.numel = 2 * kv.second.rows + kv.second.rows * kv.second.rowLen; // compact_ptr.cpp
   }
+  // Lazy integer tiles hold lane 0; interval masks [lo, hi) then L bytes (compact_ptr.cpp).
+  for (const Value *v : affine_.lazyInt)
+    infos_[v].numel = 1;
+  for (const Value *v : affine_.intervalMask) {
+    ValueInfo &vi = infos_[v];
+    vi.dt = DType::I1;
+    vi.numel = 16 + rowLen(v);
+  }
+  // Notes: which pointer tiles are compact, which are not and why not.
+  std::function<void(const Block &)> note = [&](const Block &b) {
+    for (const auto &op : b.ops()) {
+      for (size_t i = 0; i < op->numResults(); ++i) {
+        const Value *v = op->result(i);
+        if (!v->type.isTensor() || !v->type.element().isPtr() || op->is("tt.splat"))
+          continue;
+        const CompactPtr *cp = affine_.compactOf(v);
+        std::string what = cp ? "compact (" + std::to_string(cp->rows) + " rows, stride " +
+                                    std::to_string(cp->strideBytes) + " B)"
+                              : (affine_.ptrStride.count(v) ? "full (a use needs every lane)"
+                                                            : "full (stride not proven)");
+        pd_.notes += op->name() + " at " + locationString(op->loc()) + ": " + what + "\n";
+      }
+      if (op->numResults() == 1 && (affine_.lazy(op->result(0)) || affine_.interval(op->result(0))))
+        pd_.notes += op->name() + " at " + locationString(op->loc()) + ": " +
+                     (affine_.lazy(op->result(0)) ? "lane 0 only" : "interval mask") + "\n";
+      if (!isCombineOp(*op))
+        for (size_t r = 0; r < op->numRegions(); ++r)
+          for (const auto &blk : op->region(r)->blocks)
+            note(*blk);
+    }
+  };
+  note(entry);
 }
 
 // ---- step 2: liveness and register assignment ----
+
+// A loop-carried value computed once per iteration and yielded back (`acc = dot(a, b, acc)`,
+// `ptrs += step`) shares its iteration argument's register when the argument is dead by then,
+// so the yield copies nothing. Only ops that may write their result over an operand qualify
+// when the argument is one of their operands (tt.dot's accumulator, tt.addptr's base).
+void Compiler::coalesceLoopCarried(const std::vector<const Operation *> &order,
+                                   const std::unordered_map<const Operation *, int64_t> &pos) {
+  std::unordered_map<const Value *, std::vector<const Operation *>> uses;
+  for (const Operation *op : order)
+    for (const Value *v : op->operands)
+      uses[v].push_back(op);
+  std::unordered_map<const Value *, int> aliases; // values sharing each root, besides itself
+  for (auto &kv : root_)
+    if (kv.first != kv.second)
+      ++aliases[rootOf(kv.first)];
+  for (const Operation *loop : order) {
+    if (!loop->is("scf.for"))
+      continue;
+    const Block &body = *loop->region(0)->front();
+    const Operation *y = body.terminator();
+    if (!y)
+      continue;
+    for (size_t i = 0; i < y->numOperands(); ++i) {
+      const Value *a = body.arg(i + 1), *v = y->operand(i);
+      const Operation *d = v->def;
+      if (!d || d->parentBlock() != &body || rootOf(v) != v || infos_[v].assigned ||
+          infos_[v].bcast || infos_[a].bcast || aliases[a] != 1 || aliases[v] != 0 ||
+          v->type != a->type)
+        continue;
+      bool yieldedTwice = false;
+      for (size_t j = 0; j < y->numOperands(); ++j)
+        yieldedTwice |= j != i && y->operand(j) == v;
+      if (yieldedTwice)
+        continue;
+      bool ok = true;
+      for (const Operation *u : uses[a]) {
+        if (u == d) {
+          // a may only be the accumulator of tt.dot or the base of tt.addptr.
+          bool inPlace = d->is("tt.dot") ? d->operand(0) != a && d->operand(1) != a
+                                         : d->is("tt.addptr") && d->operand(1) != a;
+          ok &= inPlace;
+        } else {
+          ok &= pos.at(u) < pos.at(d);
+        }
+      }
+      if (ok) {
+        root_[v] = a;
+        ++aliases[a];
+      }
+    }
+  }
+}
 
 void Compiler::allocate(const Operation &func) {
   std::unordered_map<const Operation *, int64_t> pos, endPos;
@@ -312,6 +408,8 @@ void Compiler::allocate(const Operation &func) {
     }
   };
   number(*func.region(0)->front());
+
+  coalesceLoopCarried(order, pos);
 
   // Storage classes that need a live register: roots without one yet.
   struct Interval {
@@ -510,9 +608,8 @@ void Compiler::compileBlock(const Block &b, InstList &list) {
 }
 
 void Compiler::emitOp(const Operation &op) {
-  static const EmitFn emitters[] = {emitElementwise, emitCast,    emitMemory,
-                                    emitShape,       emitReduce,  emitDot,
-                                    emitControlFlow, emitMisc};
+  static const EmitFn emitters[] = {emitElementwise, emitCast, emitMemory,      emitShape,
+                                    emitReduce,      emitDot,  emitControlFlow, emitMisc};
   for (EmitFn e : emitters) {
     emitted_ = false;
     if (e(*this, op)) {
@@ -540,10 +637,66 @@ void Compiler::buildConstImage() {
   }
 }
 
+int64_t Compiler::chooseStripLen(const Operation &func) const {
+  constexpr int64_t kStripLen = 1024;
+  int64_t N = 0;
+  bool ok = true;
+  auto tensorOk = [&](const Value *v) {
+    if (!v->type.isTensor())
+      return true;
+    if (v->type.rank() != 1)
+      return false;
+    if (N == 0)
+      N = v->type.shape()[0];
+    return v->type.shape()[0] == N;
+  };
+  std::function<void(const Block &, bool)> walk = [&](const Block &b, bool inLoop) {
+    for (const auto &opPtr : b.ops()) {
+      const Operation &op = *opPtr;
+      const std::string &n = op.name();
+      for (const Value *v : op.operands)
+        ok &= tensorOk(v);
+      for (size_t i = 0; i < op.numResults(); ++i)
+        ok &= tensorOk(op.result(i));
+      bool scalarPtrWrite = (n == "tt.store" || n == "tt.atomic_rmw" || n == "tt.atomic_cas") &&
+                            !op.operand(0)->type.isTensor();
+      if (scalarPtrWrite || n == "tt.print")
+        ok = false;
+      else if (op.numRegions()) {
+        if (n != "scf.for" && n != "scf.if" && n != "scf.while")
+          ok = false;
+        for (const Value *v : op.operands)
+          ok &= !v->type.isTensor();
+        for (size_t i = 0; i < op.numResults(); ++i)
+          ok &= !op.result(i)->type.isTensor();
+        for (size_t r = 0; r < op.numRegions(); ++r)
+          for (const auto &blk : op.region(r)->blocks) {
+            for (size_t i = 0; i < blk->numArgs(); ++i)
+              ok &= !blk->arg(i)->type.isTensor();
+            walk(*blk, true);
+          }
+      } else if (!isElementwiseOp(op) && n != "tt.load" && n != "tt.store" && n != "tt.splat" &&
+                 n != "tt.make_range" && n != "tt.atomic_rmw" && n != "tt.atomic_cas" &&
+                 n != "tt.get_program_id" && n != "tt.get_num_programs" && n != "tt.assert" &&
+                 n != "llvm.intr.assume" && n != "tt.return" && n != "scf.yield" &&
+                 n != "scf.condition") {
+        ok = false;
+      }
+      if (!ok)
+        return;
+    }
+  };
+  walk(*func.region(0)->front(), false);
+  if (!ok || N < 2 * kStripLen || N % kStripLen != 0)
+    return 0;
+  return kStripLen;
+}
+
 void Compiler::prepare(const Operation &func) {
   if (!func.is("tt.func") || func.numRegions() != 1 || func.region(0)->blocks.size() != 1)
     throw ExecError("kernel " + pd_.kernelName + " is not a tt.func with one block");
   try {
+    stripLen_ = chooseStripLen(func);
     affine_ = analyzeAffine(func);
     classify(func);
   } catch (const std::invalid_argument &e) {
@@ -553,6 +706,15 @@ void Compiler::prepare(const Operation &func) {
   compileBlock(*func.region(0)->front(), pd_.body);
   buildConstImage();
   pd_.arenaBytes = constBytes_ + liveBytes_ + scratchBytes_;
+  if (stripLen_) {
+    pd_.stripLen = stripLen_;
+    for (const auto &op : func.region(0)->front()->ops())
+      for (size_t i = 0; i < op->numResults(); ++i)
+        if (op->result(i)->type.isTensor())
+          pd_.strips = op->result(i)->type.numel() / stripLen_;
+    pd_.notes += "strip-mined: " + std::to_string(pd_.strips) + " strips of " +
+                 std::to_string(stripLen_) + " lanes\n";
+  }
   pd_.uid = nextProgramUid.fetch_add(1);
   pd_.numInsts = pd_.body.size();
 }

@@ -1,13 +1,24 @@
 // Preparation of a TTIR kernel into a flat program (see program.h for the model).
 //
-// The Compiler runs in three steps over the kernel's tt.func:
+// Strip mining: a kernel whose tensors are all one 1-D shape [N] and whose ops are all
+// elementwise (loads, stores and atomics through tensors of pointers included; no reductions,
+// shape ops, prints, tensors carried by loops, or stores through scalar pointers, which would
+// repeat) runs its body N / S times per program on S-lane strips, so its registers stay in L1
+// (S = kStripLen). tt.make_range then adds Frame::laneBase, and lane indices in error messages
+// count from the tile's first lane.
+//
+// The Compiler runs in four steps over the kernel's tt.func:
+//  0. the stride analysis (affine.h): compact pointer tiles, lazy offsets, interval masks;
 //  1. storage classes: which values are views of another value's register (tt.reshape,
 //     tt.expand_dims, bitcasts, scf.for/while results), which are splats of a scalar (tt.splat,
 //     dense splat constants, broadcasts of splats), which are constants (scalars, make_range);
 //  2. liveness over the pre-order walk of the function, where a use inside a loop keeps the
-//     value alive to the end of that loop; registers are assigned first fit from a free list;
-//  3. emission: each op is handed to the emitters (elementwise.cpp, cast_ops.cpp, memory.cpp,
-//     shape_ops.cpp, reduce.cpp, dot.cpp, control_flow.cpp, misc_ops.cpp) until one takes it.
+//     value alive to the end of that loop; a loop-carried value recomputed in place (`acc =
+//     dot(a, b, acc)`, `ptrs += step`) shares its argument's register; registers are assigned
+//     first fit from a free list;
+//  3. emission: each op is handed to the emitters (elementwise.cpp, cast_ops.cpp, memory.cpp
+//     with compact_ptr.cpp, shape_ops.cpp, reduce.cpp, dot.cpp, control_flow.cpp,
+//     misc_ops.cpp) until one takes it.
 // Emitters only see this interface: operand references, result registers, scratch registers
 // and instruction creation. They never read values at prepare time except constants.
 #pragma once
@@ -32,7 +43,8 @@ using EmitFn = bool (*)(Compiler &, const Operation &);
 // The emitters, one per file; each returns false when the op is not one of its own.
 bool emitElementwise(Compiler &c, const Operation &op);
 bool emitCast(Compiler &c, const Operation &op);
-bool emitMemory(Compiler &c, const Operation &op);
+bool emitMemory(Compiler &c, const Operation &op); // calls emitCompact (compact_ptr.cpp) first
+bool emitCompact(Compiler &c, const Operation &op);
 bool emitShape(Compiler &c, const Operation &op);
 bool emitReduce(Compiler &c, const Operation &op);
 bool emitDot(Compiler &c, const Operation &op);
@@ -59,9 +71,22 @@ public:
   uint32_t out(const Value *v) const;
   // A constant's value, when v is a scalar or splat constant (integers sign-extended).
   bool constInt(const Value *v, int64_t &out) const;
+  // The lanes of the last dimension one run of the body covers: the type's last dimension,
+  // or the strip length of a strip-mined program.
+  int64_t rowLen(const Value *v) const {
+    if (stripLen_ && v->type.isTensor())
+      return stripLen_;
+    return v->type.isTensor() ? v->type.shape().back() : 1;
+  }
+  int64_t stripLen() const { return stripLen_; }
   // Static strides and compact pointer tiles (affine.h).
   const CompactPtr *compact(const Value *v) const { return affine_.compactOf(v); }
   bool intStride(const Value *v, int64_t &s) const { return affine_.intStrideOf(v, s); }
+  bool intStrideAssumed(const Value *v) const { return affine_.assumed(v); }
+  bool lazyInt(const Value *v) const { return affine_.lazy(v); }
+  bool intervalMask(const Value *v) const { return affine_.interval(v); }
+  // Pointers not derived from a kernel argument (affine.h): their accesses go unchecked.
+  bool foreignPointer(const Value *v) const { return affine_.foreignPtr.count(v) != 0; }
 
   // ---- instructions ----
   Inst &emit(KernelFn fn, const Operation &op);
@@ -99,6 +124,8 @@ private:
   void classify(const Operation &func);
   // Step 2.
   void allocate(const Operation &func);
+  void coalesceLoopCarried(const std::vector<const Operation *> &order,
+                           const std::unordered_map<const Operation *, int64_t> &pos);
   void emitOp(const Operation &op);
   void buildConstImage();
 
@@ -106,6 +133,8 @@ private:
   AffineInfo affine_;
   InstList *cur_ = nullptr;
   bool emitted_ = false; // the op being emitted has emitted an instruction
+  int64_t stripLen_ = 0; // strip mining: lanes per run of the body (0: off)
+  int64_t chooseStripLen(const Operation &func) const;
   std::unordered_map<const Value *, ValueInfo> infos_;
   // Storage classes: value -> the value whose register it shares (itself when it owns one).
   std::unordered_map<const Value *, const Value *> root_;

@@ -38,7 +38,21 @@ struct CopyOp {
   uint32_t dst;
   int64_t n;
   int es;
+  int64_t rows = 0, rowLen = 0; // a compact pointer tile (compact_ptr.cpp), else 0
 };
+
+// Copies a compact pointer tile: row addresses and limits, then only the exception lanes.
+inline void copyCompact(Frame &F, uint32_t src, uint32_t dst, int64_t R, int64_t L) {
+  if (src == dst)
+    return;
+  const uint64_t *s = F.at<uint64_t>(src);
+  uint64_t *d = F.at<uint64_t>(dst);
+  copyBytes(d, s, static_cast<size_t>(2 * R) * 8);
+  const int64_t *lim = reinterpret_cast<const int64_t *>(s + R);
+  for (int64_t r = 0; r < R; ++r)
+    for (int64_t j = lim[r]; j < L; ++j)
+      d[2 * R + r * L + j] = s[2 * R + r * L + j];
+}
 
 struct ParallelCopy {
   std::vector<CopyOp> copies;
@@ -79,20 +93,23 @@ inline void copyOne(Frame &F, Ref src, uint32_t dst, int64_t n, int es) {
   }
 }
 
+inline void copyAny(Frame &F, const CopyOp &c, Ref src, uint32_t dst) {
+  if (c.rows)
+    copyCompact(F, src.off, dst, c.rows, c.rowLen);
+  else
+    copyOne(F, src, dst, c.n, c.es);
+}
+
 inline void runCopies(const ParallelCopy &pc, Frame &F) {
   if (pc.temps.empty()) {
     for (const CopyOp &c : pc.copies)
-      copyOne(F, c.src, c.dst, c.n, c.es);
+      copyAny(F, c, c.src, c.dst);
     return;
   }
-  for (size_t i = 0; i < pc.copies.size(); ++i) {
-    const CopyOp &c = pc.copies[i];
-    copyOne(F, c.src, pc.temps[i], c.n, c.es);
-  }
-  for (size_t i = 0; i < pc.copies.size(); ++i) {
-    const CopyOp &c = pc.copies[i];
-    copyOne(F, Ref{pc.temps[i], false}, c.dst, c.n, c.es);
-  }
+  for (size_t i = 0; i < pc.copies.size(); ++i)
+    copyAny(F, pc.copies[i], pc.copies[i].src, pc.temps[i]);
+  for (size_t i = 0; i < pc.copies.size(); ++i)
+    copyAny(F, pc.copies[i], Ref{pc.temps[i], false}, pc.copies[i].dst);
 }
 
 // Builds the copies srcs[i] -> dsts[i].
@@ -104,7 +121,14 @@ ParallelCopy makeCopies(Compiler &c, const std::vector<Value *> &srcs,
     uint32_t d = c.out(dsts[i]);
     if (!s.bcast && s.off == d)
       continue;
-    pc.copies.push_back({s, d, c.numel(dsts[i]), dtypeSize(c.dtype(dsts[i]))});
+    CopyOp op{s, d, c.numel(dsts[i]), dtypeSize(c.dtype(dsts[i]))};
+    if (const CompactPtr *cp = c.compact(dsts[i])) {
+      if (!c.compact(srcs[i]))
+        throw ExecError("internal error in the TTIR executor: compact copy of a full tile");
+      op.rows = cp->rows;
+      op.rowLen = cp->rowLen;
+    }
+    pc.copies.push_back(op);
   }
   auto bytes = [](const CopyOp &x, bool src) {
     return static_cast<uint64_t>(src && x.src.bcast ? 1 : x.n) * x.es;

@@ -43,4 +43,31 @@ inline void copyBytes(void *__restrict dst, const void *__restrict src, size_t n
 #endif
 }
 
+// Copies with non-temporal stores (no read-for-ownership of the destination, which is not
+// kept in cache): for large streaming outputs. The caller issues fenceStreams() before anything
+// that must observe the bytes in order (the end of the op).
+inline void streamBytes(void *__restrict dst, const void *__restrict src, size_t n) {
+#if defined(__AVX2__)
+  char *d = static_cast<char *>(dst);
+  const char *s = static_cast<const char *>(src);
+  size_t head = (32 - (reinterpret_cast<uintptr_t>(d) & 31)) & 31;
+  if (head > n)
+    head = n;
+  std::memcpy(d, s, head);
+  size_t i = head;
+  for (; i + 32 <= n; i += 32)
+    _mm256_stream_si256(reinterpret_cast<__m256i *>(d + i),
+                        _mm256_loadu_si256(reinterpret_cast<const __m256i *>(s + i)));
+  std::memcpy(d + i, s + i, n - i);
+#else
+  std::memcpy(dst, src, n);
+#endif
+}
+
+inline void fenceStreams() {
+#if defined(__AVX2__)
+  _mm_sfence();
+#endif
+}
+
 } // namespace tt::exec

@@ -125,7 +125,8 @@ void tf32Split(const float *src, float *hi, float *lo, int64_t n) {
 // Fills dst (n elements of es bytes) from the accumulator operand (maybe a broadcast scalar).
 void loadAcc(Frame &F, Ref c, char *dst, int64_t n, int es) {
   if (!c.bcast) {
-    copyBytes(dst, F.R + c.off, static_cast<size_t>(n) * es);
+    if (dst != F.R + c.off) // the accumulator may share the result's register
+      copyBytes(dst, F.R + c.off, static_cast<size_t>(n) * es);
     return;
   }
   for (int64_t i = 0; i < n; ++i)
@@ -152,8 +153,8 @@ void dotFloatK(const Inst &I, Frame &F) {
         widenToF32(F.R + x.c.off + bi * MN * ces, x.cType, D, MN);
       }
     } else {
-      loadAcc(F, x.c.bcast ? x.c : Ref{static_cast<uint32_t>(x.c.off + bi * MN * ces), false},
-              dOut, MN, 4);
+      loadAcc(F, x.c.bcast ? x.c : Ref{static_cast<uint32_t>(x.c.off + bi * MN * ces), false}, dOut,
+              MN, 4);
     }
     const float *A = reinterpret_cast<const float *>(aSrc);
     const float *B = reinterpret_cast<const float *>(bSrc);
@@ -208,8 +209,7 @@ void dotI8K(const Inst &I, Frame &F) {
     int32_t *D = F.at<int32_t>(x.d) + bi * MN;
     loadAcc(F, x.c.bcast ? x.c : Ref{static_cast<uint32_t>(x.c.off + bi * MN * 4), false},
             reinterpret_cast<char *>(D), MN, 4);
-    gemmAccI8(F.at<int8_t>(x.a.off) + bi * MK, F.at<int8_t>(x.b.off) + bi * KN, D, x.M, x.N,
-              x.K);
+    gemmAccI8(F.at<int8_t>(x.a.off) + bi * MK, F.at<int8_t>(x.b.off) + bi * KN, D, x.M, x.N, x.K);
   }
 }
 

@@ -54,7 +54,7 @@ KernelFn pickSelect(int es, bool bc, bool ba, bool bb) {
 
 // ---- tt.addptr: ptr + offset * sizeof(pointee), offsets sign-extended; imm = log2(size) ----
 template <class Off, bool BP, bool BO> void addptrK(const Inst &I, Frame &F) {
-  const uint64_t *__restrict p = F.at<uint64_t>(I.in[0].off);
+  const uint64_t *p = F.at<uint64_t>(I.in[0].off); // may be the result's register
   const Off *__restrict off = F.at<Off>(I.in[1].off);
   uint64_t *__restrict o = F.at<uint64_t>(I.out);
   const int sh = static_cast<int>(I.imm);
@@ -99,19 +99,19 @@ int pointeeBytes(Type ptrType) {
 
 bool isElementwiseOp(const Operation &op) {
   static const std::unordered_set<std::string> names = {
-      "arith.addi",     "arith.subi",      "arith.muli",     "arith.divsi",    "arith.divui",
-      "arith.remsi",    "arith.remui",     "arith.andi",     "arith.ori",      "arith.xori",
-      "arith.shli",     "arith.shrsi",     "arith.shrui",    "arith.maxsi",    "arith.minsi",
-      "arith.maxui",    "arith.minui",     "tt.mulhiui",     "arith.addf",     "arith.subf",
-      "arith.mulf",     "arith.divf",      "arith.remf",     "arith.maxnumf",  "arith.minnumf",
-      "arith.maximumf", "arith.minimumf",  "arith.negf",     "tt.precise_divf", "math.absf",
-      "math.absi",      "math.sqrt",       "tt.precise_sqrt", "math.rsqrt",    "math.exp",
-      "math.exp2",      "math.log",        "math.log2",      "math.sin",       "math.cos",
-      "math.tan",       "math.tanh",       "math.floor",     "math.ceil",      "math.erf",
-      "math.fma",       "tt.clampf",       "arith.cmpi",     "arith.cmpf",     "arith.select",
-      "arith.extsi",    "arith.extui",     "arith.trunci",   "arith.extf",     "arith.truncf",
-      "arith.sitofp",   "arith.uitofp",    "arith.fptosi",   "arith.fptoui",   "arith.bitcast",
-      "tt.bitcast",     "tt.fp_to_fp",     "tt.int_to_ptr",  "tt.ptr_to_int",  "tt.addptr",
+      "arith.addi",     "arith.subi",     "arith.muli",      "arith.divsi",     "arith.divui",
+      "arith.remsi",    "arith.remui",    "arith.andi",      "arith.ori",       "arith.xori",
+      "arith.shli",     "arith.shrsi",    "arith.shrui",     "arith.maxsi",     "arith.minsi",
+      "arith.maxui",    "arith.minui",    "tt.mulhiui",      "arith.addf",      "arith.subf",
+      "arith.mulf",     "arith.divf",     "arith.remf",      "arith.maxnumf",   "arith.minnumf",
+      "arith.maximumf", "arith.minimumf", "arith.negf",      "tt.precise_divf", "math.absf",
+      "math.absi",      "math.sqrt",      "tt.precise_sqrt", "math.rsqrt",      "math.exp",
+      "math.exp2",      "math.log",       "math.log2",       "math.sin",        "math.cos",
+      "math.tan",       "math.tanh",      "math.floor",      "math.ceil",       "math.erf",
+      "math.fma",       "tt.clampf",      "arith.cmpi",      "arith.cmpf",      "arith.select",
+      "arith.extsi",    "arith.extui",    "arith.trunci",    "arith.extf",      "arith.truncf",
+      "arith.sitofp",   "arith.uitofp",   "arith.fptosi",    "arith.fptoui",    "arith.bitcast",
+      "tt.bitcast",     "tt.fp_to_fp",    "tt.int_to_ptr",   "tt.ptr_to_int",   "tt.addptr",
       "arith.constant"};
   return names.count(op.name()) != 0;
 }
@@ -122,6 +122,8 @@ bool emitElementwise(Compiler &c, const Operation &op) {
     return false;
   const Value *res = op.result(0);
   int64_t n = c.numel(res);
+  if (c.intervalMask(res))
+    return false; // compact_ptr.cpp
 
   if (name == "arith.select") {
     Ref cond = operand(c, op.operand(0), n), a = operand(c, op.operand(1), n),

@@ -23,6 +23,7 @@
 
 #include "exec/casts.h"
 #include "exec/program.h"
+#include "exec/vmath.h"
 
 namespace tt::exec::ew {
 
@@ -34,9 +35,7 @@ template <class T> struct Direct {
   using C = T;
   static constexpr bool kDirect = true;
 };
-template <class U, int Bits> struct IntFmt : Direct<U> {
-  static constexpr int kBits = Bits;
-};
+template <class U, int Bits> struct IntFmt : Direct<U> { static constexpr int kBits = Bits; };
 struct F16Fmt {
   using S = uint16_t;
   using C = float;
@@ -80,7 +79,23 @@ struct F8E5Fmt {
 
 constexpr int64_t kChunk = 256;
 
+struct ExpF;
+struct Exp2F;
+
 // ---- loops ----
+
+// out[i] = Op(in[i]) on arrays of the compute type (exp/exp2 on f32: 8 lanes at a time).
+template <class Op, class C>
+inline void unaryArray(const C *__restrict in, C *__restrict out, int64_t n) {
+  if constexpr (std::is_same_v<C, float> &&
+                (std::is_same_v<Op, ExpF> || std::is_same_v<Op, Exp2F>)) {
+    vm::expArray<std::is_same_v<Op, Exp2F>>(in, out, n,
+                                            [](float x) { return Op::template f<float>(x); });
+  } else {
+    for (int64_t i = 0; i < n; ++i)
+      out[i] = Op::template f<C>(in[i]);
+  }
+}
 
 // out[i] = Op(a[i]) (same format in and out).
 template <class Fmt, class Op, bool BA> void unaryK(const Inst &I, Frame &F) {
@@ -90,15 +105,22 @@ template <class Fmt, class Op, bool BA> void unaryK(const Inst &I, Frame &F) {
   S *__restrict o = F.at<S>(I.out);
   const int64_t n = I.n;
   if constexpr (Fmt::kDirect) {
-    for (int64_t i = 0; i < n; ++i)
-      o[i] = Op::template f<C>(a[BA ? 0 : i]);
+    if constexpr (BA) {
+      const S v = Op::template f<C>(a[0]);
+      for (int64_t i = 0; i < n; ++i)
+        o[i] = v;
+    } else {
+      unaryArray<Op, C>(a, o, n);
+    }
   } else {
     alignas(64) C ca[kChunk], co[kChunk];
     for (int64_t base = 0; base < n; base += kChunk) {
       int64_t m = n - base < kChunk ? n - base : kChunk;
       Fmt::toC(a + (BA ? 0 : base), ca, BA ? 1 : m);
-      for (int64_t i = 0; i < m; ++i)
-        co[i] = Op::template f<C>(ca[BA ? 0 : i]);
+      if (BA)
+        for (int64_t i = 1; i < m; ++i)
+          ca[i] = ca[0];
+      unaryArray<Op, C>(ca, co, m);
       Fmt::fromC(co, o + base, m);
     }
   }
@@ -388,13 +410,13 @@ TT_IBIN(MaxSI, return sextI<U, Bits>(a) > sextI<U, Bits>(b) ? a : b;)
 TT_IBIN(MinSI, return sextI<U, Bits>(a) < sextI<U, Bits>(b) ? a : b;)
 TT_IBIN(MaxUI, return a > b ? a : b;)
 TT_IBIN(MinUI, return a < b ? a : b;)
-TT_IBIN(MulHiUI, if constexpr (sizeof(U) == 8) {
-  return static_cast<U>((static_cast<unsigned __int128>(a) * b) >> 64);
-} else if constexpr (Bits == 32) {
-  return static_cast<U>((static_cast<uint64_t>(a) * b) >> 32);
-} else {
-  return static_cast<U>((static_cast<uint64_t>(a) * b) >> Bits);
-})
+TT_IBIN(
+    MulHiUI,
+    if constexpr (sizeof(U) == 8) {
+      return static_cast<U>((static_cast<unsigned __int128>(a) * b) >> 64);
+    } else if constexpr (Bits == 32) {
+      return static_cast<U>((static_cast<uint64_t>(a) * b) >> 32);
+    } else { return static_cast<U>((static_cast<uint64_t>(a) * b) >> Bits); })
 #undef TT_IBIN
 
 template <int Bits> struct AbsI {

@@ -56,12 +56,11 @@ KernelFn pickCmpI(int64_t p, DType dt, bool ba, bool bb) {
 
 KernelFn pickCmpF(int64_t p, DType dt, bool ba, bool bb) {
   using P = KernelFn (*)(DType, bool, bool);
-  static const P table[] = {cmpForFloat<FFalse>, cmpForFloat<FOeq>, cmpForFloat<FOgt>,
-                            cmpForFloat<FOge>,   cmpForFloat<FOlt>, cmpForFloat<FOle>,
-                            cmpForFloat<FOne>,   cmpForFloat<FOrd>, cmpForFloat<FUeq>,
-                            cmpForFloat<FUgt>,   cmpForFloat<FUge>, cmpForFloat<FUlt>,
-                            cmpForFloat<FUle>,   cmpForFloat<FUne>, cmpForFloat<FUno>,
-                            cmpForFloat<FTrue>};
+  static const P table[] = {
+      cmpForFloat<FFalse>, cmpForFloat<FOeq>, cmpForFloat<FOgt>, cmpForFloat<FOge>,
+      cmpForFloat<FOlt>,   cmpForFloat<FOle>, cmpForFloat<FOne>, cmpForFloat<FOrd>,
+      cmpForFloat<FUeq>,   cmpForFloat<FUgt>, cmpForFloat<FUge>, cmpForFloat<FUlt>,
+      cmpForFloat<FUle>,   cmpForFloat<FUne>, cmpForFloat<FUno>, cmpForFloat<FTrue>};
   if (p < 0 || p >= 16)
     return nullptr;
   return table[p](dt, ba, bb);

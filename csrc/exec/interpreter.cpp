@@ -72,7 +72,8 @@ void writeArg(char *dst, DType dt, const ArgValue &v, size_t index, const std::s
     else if (dt == DType::F64)
       storeAs<double>(dst, f);
     else if (dt == DType::F16)
-      storeAs<uint16_t>(dst, static_cast<uint16_t>(encodeSmallFloat(f, kF16Format, Rounding::RTNE)));
+      storeAs<uint16_t>(dst,
+                        static_cast<uint16_t>(encodeSmallFloat(f, kF16Format, Rounding::RTNE)));
     else if (dt == DType::BF16)
       storeAs<uint16_t>(dst,
                         static_cast<uint16_t>(encodeSmallFloat(f, kBF16Format, Rounding::RTNE)));
@@ -112,8 +113,8 @@ void TTIRProgram::run(std::array<int64_t, 3> grid, const std::vector<ArgValue> &
                     " arguments, got " + std::to_string(args.size()));
   for (int d = 0; d < 3; ++d)
     if (grid[d] < 0 || grid[d] > std::numeric_limits<int32_t>::max())
-      throw ExecError("kernel " + pd.kernelName + ": grid dimension " + std::to_string(d) +
-                      " is " + std::to_string(grid[d]) + ", outside [0, 2^31)");
+      throw ExecError("kernel " + pd.kernelName + ": grid dimension " + std::to_string(d) + " is " +
+                      std::to_string(grid[d]) + ", outside [0, 2^31)");
   const int64_t total = grid[0] * grid[1] * grid[2];
   if (total == 0)
     return;
@@ -146,7 +147,10 @@ void TTIRProgram::run(std::array<int64_t, 3> grid, const std::vector<ArgValue> &
       F.pid[0] = static_cast<int32_t>(id % g0);
       F.pid[1] = static_cast<int32_t>((id / g0) % grid[1]);
       F.pid[2] = static_cast<int32_t>(id / g01);
-      runList(pd.body, F);
+      for (int64_t strip = 0; strip < pd.strips; ++strip) {
+        F.laneBase = strip * pd.stripLen;
+        runList(pd.body, F);
+      }
     }
   });
 }

@@ -4,7 +4,10 @@
 //  - a masked-off lane never touches memory; it reads `other` (0 without it) and writes
 //    nothing;
 //  - every address range a live lane accesses must lie inside one array argument of the launch;
-//    otherwise OutOfBoundsError (IndexError in Python) is thrown before the op writes anything;
+//    otherwise OutOfBoundsError (IndexError in Python) is thrown before the op writes anything.
+//    Exception (a documented limit): pointers whose provenance is not a kernel argument (made
+//    by tt.int_to_ptr or loaded from memory, as in grouped GEMM's pointer tables) point into
+//    memory of unknown extent and are not checked; a wild one can crash the process;
 //  - fast paths are chosen per execution: when the last dimension of the pointer tile is
 //    contiguous (p[i+1] - p[i] == element size within each row) a row is bounds-checked once
 //    and copied with memcpy (or a masked copy); otherwise each lane is gathered or scattered;
@@ -32,62 +35,21 @@
 
 #include <algorithm>
 
+#include "exec/memory_common.h"
+
 namespace tt::exec {
 namespace {
 
-enum class Access { Load, Store, Atomic };
-
-[[noreturn]] void throwOob(const Inst &I, const Frame &F, Access kind, uint64_t addr,
-                           int64_t lane) {
-  const char *k = kind == Access::Load ? "load" : (kind == Access::Store ? "store" : "atomic");
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "0x%" PRIx64, addr);
-  throw OutOfBoundsError(std::string("out-of-bounds ") + k + " in kernel " +
-                         *F.launch->kernelName + " at " + I.site->loc + ": address " + buf +
-                         " (lane " + std::to_string(lane) + ") is not inside any array argument");
-}
-
-// True when [addr, addr + bytes) lies inside one array argument.
-inline bool inBounds(const LaunchState &L, uint64_t addr, uint64_t bytes) {
-  for (const auto &r : L.ranges)
-    if (addr >= r.lo && addr <= r.hi && r.hi - addr >= bytes)
-      return true;
-  return false;
-}
+using namespace mem;
 
 struct MemAux : Aux {
-  int es = 4;          // element bytes
-  int64_t rowLen = 1;  // last dimension of the tile
+  int es = 4;         // element bytes
+  int64_t rowLen = 1; // last dimension of the tile
   bool hasMask = false, hasOther = false;
   bool isBool = false; // i1 elements: loads normalize to 0/1
   int rmwOp = 0, order = __ATOMIC_SEQ_CST;
   DType dt = DType::I32;
 };
-
-// Checks every active lane; throws at the first bad one.
-void checkLanes(const Inst &I, const Frame &F, Access kind, const uint64_t *p, bool pb,
-                const uint8_t *m, bool mb, int64_t n, int es) {
-  const LaunchState &L = *F.launch;
-  // Fast: the span of active lanes fits one array.
-  uint64_t lo = UINT64_MAX, hi = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    bool on = !m || m[mb ? 0 : i];
-    uint64_t a = p[pb ? 0 : i];
-    lo = on && a < lo ? a : lo;
-    hi = on && a > hi ? a : hi;
-  }
-  if (lo == UINT64_MAX && hi == 0)
-    return; // no active lane
-  if (hi >= lo && inBounds(L, lo, hi - lo + es))
-    return;
-  for (int64_t i = 0; i < n; ++i) {
-    if (m && !m[mb ? 0 : i])
-      continue;
-    uint64_t a = p[pb ? 0 : i];
-    if (!inBounds(L, a, es))
-      throwOob(I, F, kind, a, i);
-  }
-}
 
 // True when every row of the tile has consecutive addresses.
 inline bool rowsContiguous(const uint64_t *p, int64_t n, int64_t rowLen, int es) {
@@ -108,19 +70,6 @@ inline bool tileContiguous(const uint64_t *p, int64_t n, int64_t rowLen, int es)
       return false;
   return true;
 }
-
-inline int64_t countActive(const uint8_t *m, int64_t n) {
-  uint32_t s = 0; // tiles hold fewer than 2^31 elements
-  for (int64_t i = 0; i < n; ++i)
-    s += m[i];
-  return s;
-}
-
-// Elements are moved as raw bytes of size ES.
-template <int ES> struct Elem {
-  using T = std::conditional_t<
-      ES == 1, uint8_t, std::conditional_t<ES == 2, uint16_t, std::conditional_t<ES == 4, uint32_t, uint64_t>>>;
-};
 
 // ---- tt.load ----
 template <int ES> void loadK(const Inst &I, Frame &F) {
@@ -155,7 +104,7 @@ template <int ES> void loadK(const Inst &I, Frame &F) {
       T *orow = o + r;
       int64_t active = m ? countActive(m + r, rowLen) : rowLen;
       if (active == rowLen) {
-        if (!inBounds(L, base, static_cast<uint64_t>(rowLen) * ES))
+        if (!inBoundsI(I, L, base, static_cast<uint64_t>(rowLen) * ES))
           checkLanes(I, F, Access::Load, p + r, false, nullptr, false, rowLen, ES);
         copyBytes(orow, reinterpret_cast<const void *>(base), static_cast<size_t>(rowLen) * ES);
       } else if (active == 0) {
@@ -168,7 +117,7 @@ template <int ES> void loadK(const Inst &I, Frame &F) {
           ++first;
         while (!mr[last])
           --last;
-        if (!inBounds(L, base + first * ES, static_cast<uint64_t>(last - first + 1) * ES))
+        if (!inBoundsI(I, L, base + first * ES, static_cast<uint64_t>(last - first + 1) * ES))
           checkLanes(I, F, Access::Load, p + r, false, mr, false, rowLen, ES);
         const T *src = reinterpret_cast<const T *>(base);
         for (int64_t c = 0; c < rowLen; ++c)
@@ -223,7 +172,7 @@ template <int ES> void storeK(const Inst &I, Frame &F) {
         while (!mr[last])
           --last;
       }
-      if (!inBounds(L, p[r] + first * ES, static_cast<uint64_t>(last - first + 1) * ES))
+      if (!inBoundsI(I, L, p[r] + first * ES, static_cast<uint64_t>(last - first + 1) * ES))
         checkLanes(I, F, Access::Store, p + r, false, mr, false, rowLen, ES);
     }
     for (int64_t r = 0; r < n; r += rowLen) {
@@ -250,19 +199,6 @@ template <int ES> void storeK(const Inst &I, Frame &F) {
     for (int64_t i = 0; i < n; ++i)
       if (!m || m[i])
         storeAs<T>(reinterpret_cast<void *>(p[pb ? 0 : i]), v[vb ? 0 : i]);
-  }
-}
-
-KernelFn pickBySize(int es, KernelFn k1, KernelFn k2, KernelFn k4, KernelFn k8) {
-  switch (es) {
-  case 1:
-    return k1;
-  case 2:
-    return k2;
-  case 4:
-    return k4;
-  default:
-    return k8;
   }
 }
 
@@ -383,8 +319,8 @@ template <int ES> void atomicRmwK(const Inst &I, Frame &F) {
       o[i] = 0;
       continue;
     }
-    o[i] = atomicRmw<T>(reinterpret_cast<T *>(p[pb ? 0 : i]), a.rmwOp, v[vb ? 0 : i], a.dt,
-                        a.order);
+    o[i] =
+        atomicRmw<T>(reinterpret_cast<T *>(p[pb ? 0 : i]), a.rmwOp, v[vb ? 0 : i], a.dt, a.order);
   }
 }
 
@@ -425,285 +361,7 @@ template <int ES> void atomicCasK(const Inst &I, Frame &F) {
   }
 }
 
-
-// ---- compact pointer tiles (affine.h): R row addresses, then R lane limits ----
-
-struct CompactAux : Aux {
-  int64_t rows = 1, rowLen = 1;
-  int64_t stride = 0;   // bytes between neighbouring lanes
-  int es = 4;           // element bytes (load/store)
-  bool hasMask = false, hasOther = false, isBool = false;
-  // tt.addptr
-  int baseMode = 0;     // 0 broadcast scalar, 1 compact, 2 full tile
-  bool offBcast = false;
-  int64_t offStride = 0; // elements
-  int offBits = 32;
-  int shift = 2;        // log2(sizeof(pointee))
-};
-
-// The first lane of a row whose narrow offset off0 + so*j leaves the type's range.
-inline int64_t firstWrappedLane(int64_t off0, int64_t so, int bits, int64_t rowLen) {
-  if (bits >= 64 || so == 0)
-    return rowLen;
-  const int64_t hi = (int64_t(1) << (bits - 1)) - 1, lo = -hi - 1;
-  int64_t j = so > 0 ? (hi - off0) / so + 1 : (off0 - lo) / (-so) + 1;
-  return j < rowLen ? j : rowLen;
-}
-
-template <class Off> void compactAddptrK(const Inst &I, Frame &F) {
-  const CompactAux &a = *static_cast<const CompactAux *>(I.aux);
-  const int64_t R = a.rows, L = a.rowLen;
-  uint64_t *starts = F.at<uint64_t>(I.out);
-  int64_t *limits = F.at<int64_t>(I.out) + R;
-  const uint64_t *base = F.at<uint64_t>(I.in[0].off);
-  const Off *off = F.at<Off>(I.in[1].off);
-  for (int64_t r = 0; r < R; ++r) {
-    uint64_t b;
-    int64_t lim = L;
-    if (a.baseMode == 0) {
-      b = base[0];
-    } else if (a.baseMode == 1) {
-      b = base[r];
-      lim = reinterpret_cast<const int64_t *>(base + R)[r];
-    } else {
-      b = base[r * L];
-    }
-    const int64_t o0 = static_cast<int64_t>(off[a.offBcast ? 0 : r * L]);
-    starts[r] = b + (static_cast<uint64_t>(o0) << a.shift);
-    if (!a.offBcast) {
-      int64_t w = firstWrappedLane(o0, a.offStride, a.offBits, L);
-      lim = w < lim ? w : lim;
-    }
-    limits[r] = lim;
-  }
-}
-
-// Finds the range of active lanes [first, last] of a row; false when none is active.
-inline bool activeSpan(const uint8_t *m, int64_t L, int64_t &first, int64_t &last) {
-  first = 0;
-  last = L - 1;
-  if (!m)
-    return true;
-  while (first < L && !m[first])
-    ++first;
-  if (first == L)
-    return false;
-  while (!m[last])
-    --last;
-  return true;
-}
-
-// Checks a compact row's active lanes [first, last]; throws at the first bad lane.
-void checkCompactRow(const Inst &I, const Frame &F, Access kind, uint64_t start, int64_t limit,
-                     int64_t stride, int es, const uint8_t *m, int64_t first, int64_t last,
-                     int64_t laneBase, int offBits) {
-  const LaunchState &L = *F.launch;
-  if (last >= limit) { // a lane whose offset wrapped: the GPU would use a wild address
-    for (int64_t j = limit; j <= last; ++j)
-      if (!m || m[j])
-        throwOob(I, F, kind, start + j * stride - (uint64_t(1) << (offBits < 64 ? offBits : 63)) * es,
-                 laneBase + j);
-  }
-  uint64_t lo = start + first * stride, hi = start + last * stride;
-  if (lo > hi)
-    std::swap(lo, hi);
-  if (inBounds(L, lo, hi - lo + es))
-    return;
-  for (int64_t j = first; j <= last; ++j) {
-    if (m && !m[j])
-      continue;
-    uint64_t addr = start + j * stride;
-    if (!inBounds(L, addr, es))
-      throwOob(I, F, kind, addr, laneBase + j);
-  }
-}
-
-template <int ES> void compactLoadK(const Inst &I, Frame &F) {
-  using T = typename Elem<ES>::T;
-  const CompactAux &a = *static_cast<const CompactAux *>(I.aux);
-  const int64_t R = a.rows, L = a.rowLen, S = a.stride;
-  const uint64_t *starts = F.at<uint64_t>(I.in[0].off);
-  const int64_t *limits = F.at<int64_t>(I.in[0].off) + R;
-  const uint8_t *m = a.hasMask ? F.at<uint8_t>(I.in[1].off) : nullptr;
-  const bool mb = I.in[1].bcast;
-  const T *oth = a.hasOther ? F.at<T>(I.in[2].off) : nullptr;
-  const bool ob = I.in[2].bcast;
-  T *__restrict o = F.at<T>(I.out);
-  if (m && mb) {
-    if (!m[0]) {
-      for (int64_t i = 0, n = I.n; i < n; ++i)
-        o[i] = oth ? oth[ob ? 0 : i] : T(0);
-      return;
-    }
-    m = nullptr;
-  }
-  for (int64_t r = 0; r < R; ++r) {
-    const uint8_t *mr = m ? m + r * L : nullptr;
-    T *orow = o + r * L;
-    const T *orr = oth ? oth + (ob ? 0 : r * L) : nullptr;
-    int64_t first, last;
-    bool all = !mr || countActive(mr, L) == L;
-    if (!activeSpan(all ? nullptr : mr, L, first, last)) {
-      for (int64_t j = 0; j < L; ++j)
-        orow[j] = orr ? orr[ob ? 0 : j] : T(0);
-      continue;
-    }
-    checkCompactRow(I, F, Access::Load, starts[r], limits[r], S, ES, all ? nullptr : mr, first,
-                    last, r * L, static_cast<int>(I.imm2));
-    const char *src = reinterpret_cast<const char *>(starts[r]);
-    if (all && S == ES) {
-      copyBytes(orow, src, static_cast<size_t>(L) * ES);
-    } else if (all) {
-      for (int64_t j = 0; j < L; ++j)
-        orow[j] = loadAs<T>(src + j * S);
-    } else {
-      for (int64_t j = 0; j < L; ++j)
-        orow[j] = mr[j] ? loadAs<T>(src + j * S) : (orr ? orr[ob ? 0 : j] : T(0));
-    }
-  }
-  if (a.isBool)
-    for (int64_t i = 0, n = I.n; i < n; ++i)
-      o[i] = o[i] != 0;
-}
-
-template <int ES> void compactStoreK(const Inst &I, Frame &F) {
-  using T = typename Elem<ES>::T;
-  const CompactAux &a = *static_cast<const CompactAux *>(I.aux);
-  const int64_t R = a.rows, L = a.rowLen, S = a.stride;
-  const uint64_t *starts = F.at<uint64_t>(I.in[0].off);
-  const int64_t *limits = F.at<int64_t>(I.in[0].off) + R;
-  const T *v = F.at<T>(I.in[1].off);
-  const bool vb = I.in[1].bcast;
-  const uint8_t *m = a.hasMask ? F.at<uint8_t>(I.in[2].off) : nullptr;
-  if (m && I.in[2].bcast) {
-    if (!m[0])
-      return;
-    m = nullptr;
-  }
-  // Check every row first: nothing is written when any lane is out of bounds.
-  for (int64_t r = 0; r < R; ++r) {
-    const uint8_t *mr = m ? m + r * L : nullptr;
-    int64_t first, last;
-    if (activeSpan(mr, L, first, last))
-      checkCompactRow(I, F, Access::Store, starts[r], limits[r], S, ES, mr, first, last, r * L,
-                      static_cast<int>(I.imm2));
-  }
-  for (int64_t r = 0; r < R; ++r) {
-    const uint8_t *mr = m ? m + r * L : nullptr;
-    char *dst = reinterpret_cast<char *>(starts[r]);
-    const T *vr = v + (vb ? 0 : r * L);
-    bool all = !mr || countActive(mr, L) == L;
-    if (all && S == ES && !vb) {
-      copyBytes(dst, vr, static_cast<size_t>(L) * ES);
-    } else {
-      for (int64_t j = 0; j < L; ++j)
-        if (!mr || mr[j])
-          storeAs<T>(dst + j * S, vr[vb ? 0 : j]);
-    }
-  }
-}
-
-int64_t lastDim(Type t) { return t.isTensor() ? t.shape().back() : 1; }
-
 } // namespace
-
-// The offset bits of the narrowest offset along a compact pointer's tt.addptr chain: lanes
-// whose offsets wrapped fault with an address reported as if they had wrapped at that width.
-int offsetBitsOf(Compiler &c, const Value *ptr) {
-  int bits = 64;
-  for (const Value *v = ptr; v && v->def && v->def->is("tt.addptr"); v = v->def->operand(0))
-    bits = std::min(bits, intBits(c.dtype(v->def->operand(1))));
-  return bits;
-}
-
-bool emitCompact(Compiler &c, const Operation &op) {
-  const std::string &name = op.name();
-  if (name == "tt.addptr") {
-    const Value *res = op.result(0), *base = op.operand(0), *off = op.operand(1);
-    const CompactPtr *cp = c.compact(res);
-    if (!cp)
-      return false;
-    auto *a = c.makeAux<CompactAux>();
-    a->rows = cp->rows;
-    a->rowLen = cp->rowLen;
-    Ref b = c.ref(base, true);
-    a->baseMode = c.compact(base) ? 1 : ((b.bcast || c.numel(base) == 1) ? 0 : 2);
-    Ref o = c.ref(off, true);
-    a->offBcast = o.bcast || c.numel(off) == 1;
-    if (!a->offBcast && !c.intStride(off, a->offStride))
-      c.fail(op, "internal error: compact tt.addptr without an offset stride");
-    a->offBits = intBits(c.dtype(off));
-    Type pointee = res->type.element().pointee();
-    a->shift = __builtin_ctz(static_cast<unsigned>(pointee.isPtr() ? 8 : dtypeSize(dtypeOf(pointee))));
-    KernelFn fn = nullptr;
-    switch (c.dtype(off)) {
-    case DType::I8:
-      fn = compactAddptrK<int8_t>;
-      break;
-    case DType::I16:
-      fn = compactAddptrK<int16_t>;
-      break;
-    case DType::I32:
-      fn = compactAddptrK<int32_t>;
-      break;
-    case DType::I64:
-      fn = compactAddptrK<int64_t>;
-      break;
-    default:
-      c.fail(op, "unsupported offset type " + off->type.str());
-    }
-    Inst &I = c.emit(fn, op);
-    I.aux = a;
-    I.out = c.out(res);
-    I.in[0] = b;
-    I.in[1] = o;
-    I.n = cp->rows;
-    return true;
-  }
-  if (name == "tt.load" || name == "tt.store") {
-    const Value *ptr = op.operand(0);
-    const CompactPtr *cp = c.compact(ptr);
-    if (!cp)
-      return false;
-    bool load = name == "tt.load";
-    const Value *val = load ? op.result(0) : op.operand(1);
-    auto *a = c.makeAux<CompactAux>();
-    a->rows = cp->rows;
-    a->rowLen = cp->rowLen;
-    a->stride = cp->strideBytes;
-    DType dt = c.dtype(val);
-    a->es = dtypeSize(dt);
-    a->isBool = dt == DType::I1;
-    Ref pr = c.ref(ptr);
-    Inst *I;
-    if (load) {
-      a->hasMask = op.numOperands() > 1;
-      a->hasOther = op.numOperands() > 2;
-      I = &c.emit(pickBySize(a->es, compactLoadK<1>, compactLoadK<2>, compactLoadK<4>,
-                             compactLoadK<8>),
-                  op);
-      I->out = c.out(val);
-      if (a->hasMask)
-        I->in[1] = c.ref(op.operand(1), true);
-      if (a->hasOther)
-        I->in[2] = c.ref(op.operand(2), true);
-    } else {
-      a->hasMask = op.numOperands() > 2;
-      I = &c.emit(pickBySize(a->es, compactStoreK<1>, compactStoreK<2>, compactStoreK<4>,
-                             compactStoreK<8>),
-                  op);
-      I->in[1] = c.ref(val, true);
-      if (a->hasMask)
-        I->in[2] = c.ref(op.operand(2), true);
-    }
-    I->aux = a;
-    I->in[0] = pr;
-    I->n = cp->rows * cp->rowLen;
-    I->imm2 = offsetBitsOf(c, ptr);
-    return true;
-  }
-  return false;
-}
 
 bool emitMemory(Compiler &c, const Operation &op) {
   const std::string &name = op.name();
@@ -715,11 +373,12 @@ bool emitMemory(Compiler &c, const Operation &op) {
     a->dt = c.dtype(res);
     a->es = dtypeSize(a->dt);
     a->isBool = a->dt == DType::I1;
-    a->rowLen = lastDim(res->type);
+    a->rowLen = c.rowLen(res);
     a->hasMask = op.numOperands() > 1;
     a->hasOther = op.numOperands() > 2;
     Inst &I = c.emit(pickBySize(a->es, loadK<1>, loadK<2>, loadK<4>, loadK<8>), op);
     I.aux = a;
+    I.checked = !c.foreignPointer(op.operand(0));
     I.out = c.out(res);
     I.n = c.numel(res);
     I.in[0] = c.ref(op.operand(0), true);
@@ -734,11 +393,12 @@ bool emitMemory(Compiler &c, const Operation &op) {
     auto *a = c.makeAux<MemAux>();
     a->dt = c.dtype(val);
     a->es = dtypeSize(a->dt);
-    a->rowLen = lastDim(val->type);
+    a->rowLen = c.rowLen(val);
     a->hasMask = op.numOperands() > 2;
     Inst &I = c.emit(pickBySize(a->es, storeK<1>, storeK<2>, storeK<4>, storeK<8>), op);
     I.aux = a;
-    I.n = val->type.numel();
+    I.checked = !c.foreignPointer(op.operand(0));
+    I.n = c.numel(val);
     I.in[0] = c.ref(op.operand(0), true);
     I.in[1] = c.ref(val, true);
     if (a->hasMask)
@@ -758,10 +418,9 @@ bool emitMemory(Compiler &c, const Operation &op) {
         c.fail(op, "unknown atomic_rmw_op " + std::to_string(a->rmwOp));
       bool isFloat = isFloatDType(a->dt);
       if (a->rmwOp == kFAdd && !(isFloat && a->dt != DType::F8E4M3 && a->dt != DType::F8E5M2))
-        c.fail(op, std::string("fadd needs f16, bf16, f32 or f64 elements, not ") +
-                       dtypeName(a->dt));
-      if (isFloat && a->rmwOp != kFAdd && a->rmwOp != kMax && a->rmwOp != kMin &&
-          a->rmwOp != kXchg)
+        c.fail(op,
+               std::string("fadd needs f16, bf16, f32 or f64 elements, not ") + dtypeName(a->dt));
+      if (isFloat && a->rmwOp != kFAdd && a->rmwOp != kMax && a->rmwOp != kMin && a->rmwOp != kXchg)
         c.fail(op, std::string("this atomic op does not apply to ") + dtypeName(a->dt));
       a->hasMask = op.numOperands() > 2;
       I = &c.emit(pickBySize(a->es, atomicRmwK<1>, atomicRmwK<2>, atomicRmwK<4>, atomicRmwK<8>),
@@ -780,6 +439,7 @@ bool emitMemory(Compiler &c, const Operation &op) {
     I->aux = a;
     I->out = c.out(res);
     I->n = c.numel(res);
+    I->checked = !c.foreignPointer(op.operand(0));
     return true;
   }
   return false;

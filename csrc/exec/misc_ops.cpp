@@ -11,8 +11,8 @@
 //    so a barrier within a program is already satisfied); constants live in the arena's
 //    constant prefix (compiler.cpp).
 #include <cinttypes>
-#include <cstring>
 #include <cstdio>
+#include <cstring>
 #include <mutex>
 #include <string>
 
@@ -141,8 +141,9 @@ void assertK(const Inst &I, Frame &F) {
       continue;
     const AssertAux &a = *static_cast<const AssertAux *>(I.aux);
     throw DeviceAssertError(I.site->loc + ": device assertion failed: " + a.message + " (lane " +
-                            std::to_string(i) + ", program (" + std::to_string(F.pid[0]) + ", " +
-                            std::to_string(F.pid[1]) + ", " + std::to_string(F.pid[2]) + "))");
+                            std::to_string(i + F.laneBase) + ", program (" +
+                            std::to_string(F.pid[0]) + ", " + std::to_string(F.pid[1]) + ", " +
+                            std::to_string(F.pid[2]) + "))");
   }
 }
 

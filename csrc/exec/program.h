@@ -10,13 +10,19 @@
 //    tight loop; scf ops hold nested instruction lists;
 //  - a splat (tt.splat, dense splat constants, broadcasts of those) is not materialized: its
 //    users read the scalar with a broadcast flag (Ref::bcast), or fill a scratch register when
-//    they need the whole tile.
+//    they need the whole tile;
+//  - pointer tiles with a provable stride are kept compact (one address per row, affine.h and
+//    compact_ptr.cpp), and the offsets and masks that only feed them are computed at lane 0 or
+//    as an interval of active lanes, so vector add moves data instead of addresses;
+//  - purely elementwise 1-D kernels are strip-mined (compiler.h) so their registers stay in L1.
 // The grid runs on the persistent thread pool; each worker reuses one arena for every program
 // it runs. Programs run concurrently and in any order, as on a GPU.
 //
 // Known limits: a program that waits for another program that has not started yet (global
-// barriers, stream-K fix-ups) can hang: only programs currently running make progress. Tensor
-// elements are limited to 2^31 per value; the arena to 4 GiB.
+// barriers, stream-K fix-ups) can hang: only programs currently running make progress (with
+// one thread, only the running one). Pointers made from integers or loaded from memory are not
+// bounds-checked (memory.cpp). Tensor elements are limited to 2^31 per value, the arena to
+// 4 GiB, ranks to 8.
 #pragma once
 
 #include <array>
@@ -92,13 +98,14 @@ struct Aux {
 
 struct Inst {
   KernelFn fn = nullptr;
-  uint32_t out = 0;   // result register offset
-  Ref in[4];          // operands
-  int64_t n = 0;      // elements of the result (or of the op's iteration space)
-  int64_t imm = 0;    // a small op parameter (predicate, element size, ...)
+  uint32_t out = 0; // result register offset
+  Ref in[4];        // operands
+  int64_t n = 0;    // elements of the result (or of the op's iteration space)
+  int64_t imm = 0;  // a small op parameter (predicate, element size, ...)
   int64_t imm2 = 0;
   const Aux *aux = nullptr;
   const OpSite *site = nullptr;
+  bool checked = true; // memory ops: bounds-check the addresses (see memory.cpp)
 };
 using InstList = std::vector<Inst>;
 
@@ -117,6 +124,7 @@ struct Frame {
   char *R = nullptr; // the arena
   int32_t pid[3] = {0, 0, 0};
   const LaunchState *launch = nullptr;
+  int64_t laneBase = 0; // strip-mined programs: the first lane of the strip being run
   int casFailures = 0;
 
   template <class T> T *at(uint32_t off) const { return reinterpret_cast<T *>(R + off); }
@@ -139,10 +147,14 @@ struct ProgramData {
     bool isPtr;
   };
   std::vector<ArgSlot> args;
+  // Strip mining (compiler.h): the body covers `stripLen` lanes of every tile and runs
+  // `strips` times per program with Frame::laneBase = strip * stripLen.
+  int64_t strips = 1, stripLen = 0;
   std::vector<std::unique_ptr<Aux>> aux;
   std::vector<std::unique_ptr<OpSite>> sites;
   uint64_t uid = 0; // unique per prepared program (arena reuse tag)
   size_t numInsts = 0;
+  std::string notes; // preparation decisions worth knowing when tuning (compact pointer tiles)
 };
 
 class TTIRProgram {
@@ -159,6 +171,7 @@ public:
   const std::string &kernelName() const { return data_->kernelName; }
   size_t arenaBytes() const { return data_->arenaBytes; }
   size_t numInstructions() const { return data_->numInsts; }
+  const std::string &notes() const { return data_->notes; }
 
 private:
   std::unique_ptr<ProgramData> data_;

@@ -111,7 +111,7 @@ template <class T, class Op> void scanFastK(const Inst &I, Frame &F) {
       continue;
     }
     copyBytes(dst + first * g.inner, src + first * g.inner,
-                static_cast<size_t>(g.inner) * sizeof(T));
+              static_cast<size_t>(g.inner) * sizeof(T));
     for (int64_t k = first + step, c = 1; c < g.K; k += step, ++c) {
       const T *__restrict prev = dst + (k - step) * g.inner;
       const T *__restrict row = src + k * g.inner;

@@ -107,6 +107,14 @@ void emitCopy(Compiler &c, const Operation &op, const Value *in, const Value *ou
   I.n = c.numel(out);
 }
 
+// ---- make_range in a strip-mined program ----
+void iotaK(const Inst &I, Frame &F) {
+  int32_t *__restrict o = F.at<int32_t>(I.out);
+  const int32_t base = static_cast<int32_t>(I.imm + F.laneBase);
+  for (int64_t i = 0, n = I.n; i < n; ++i)
+    o[i] = base + static_cast<int32_t>(i);
+}
+
 // ---- join / split / cat ----
 template <class T> void joinK(const Inst &I, Frame &F) {
   const T *a = F.at<T>(I.in[0].off), *b = F.at<T>(I.in[1].off);
@@ -191,8 +199,15 @@ void histogramK(const Inst &I, Frame &F) {
 
 bool emitShape(Compiler &c, const Operation &op) {
   const std::string &name = op.name();
-  if (name == "tt.make_range")
-    return true; // a constant (compiler.cpp)
+  if (name == "tt.make_range") {
+    if (!c.stripLen())
+      return true;               // a constant (compiler.cpp)
+    Inst &I = c.emit(iotaK, op); // strip-mined: start + laneBase + i
+    I.out = c.out(op.result(0));
+    I.n = c.numel(op.result(0));
+    I.imm = op.intAttr("start");
+    return true;
+  }
   if (name == "tt.splat" || name == "tt.expand_dims" || name == "tt.reshape") {
     emitCopy(c, op, op.operand(0), op.result(0));
     return true;

@@ -1,6 +1,7 @@
 list(APPEND TT_CORE_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/affine.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cast_ops.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/compact_ptr.cpp
   ${CMAKE_CURRENT_LIST_DIR}/compiler.cpp
   ${CMAKE_CURRENT_LIST_DIR}/control_flow.cpp
   ${CMAKE_CURRENT_LIST_DIR}/dot.cpp

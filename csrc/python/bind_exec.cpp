@@ -19,7 +19,20 @@ using tt::exec::TTIRProgram;
 
 namespace {
 
+ArgValue toArgOrThrow(const py::handle &h, size_t i);
+
 ArgValue toArg(const py::handle &h, size_t i) {
+  try {
+    return toArgOrThrow(h, i);
+  } catch (const py::cast_error &) {
+    throw py::type_error("argument " + std::to_string(i) +
+                         ": expected (address, nbytes), (address, base, nbytes), int or float, "
+                         "got " +
+                         std::string(py::str(h)));
+  }
+}
+
+ArgValue toArgOrThrow(const py::handle &h, size_t i) {
   if (py::isinstance<py::tuple>(h)) {
     auto t = h.cast<py::tuple>();
     if (t.size() == 2)
@@ -60,8 +73,7 @@ void bindExec(py::module_ &m) {
   });
 
   py::class_<TTIRProgram>(m, "TTIRProgram")
-      .def(py::init<const tt::Module &, const std::string &>(), py::arg("module"),
-           py::arg("name"))
+      .def(py::init<const tt::Module &, const std::string &>(), py::arg("module"), py::arg("name"))
       .def(
           "run",
           [](const TTIRProgram &prog, const py::sequence &grid, const py::sequence &args,
@@ -81,7 +93,8 @@ void bindExec(py::module_ &m) {
           py::arg("grid"), py::arg("args"), py::arg("num_threads") = 0)
       .def_property_readonly("name", &TTIRProgram::kernelName)
       .def_property_readonly("arena_bytes", &TTIRProgram::arenaBytes)
-      .def_property_readonly("num_instructions", &TTIRProgram::numInstructions);
+      .def_property_readonly("num_instructions", &TTIRProgram::numInstructions)
+      .def_property_readonly("notes", &TTIRProgram::notes);
 
   m.def("hardware_threads", &tt::exec::hardwareThreads);
 }

@@ -1,0 +1,127 @@
+// Helpers shared by the memory kernels (memory.cpp: full pointer tiles and atomics;
+// compact_ptr.cpp: compact pointer tiles): bounds checks and the out-of-bounds error, mask
+// counting, raw element types.
+#pragma once
+
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <type_traits>
+
+#include "exec/errors.h"
+#include "exec/program.h"
+
+namespace tt::exec::mem {
+
+enum class Access { Load, Store, Atomic };
+
+[[noreturn]] inline void throwOob(const Inst &I, const Frame &F, Access kind, uint64_t addr,
+                                  int64_t lane) {
+  const char *k = kind == Access::Load ? "load" : (kind == Access::Store ? "store" : "atomic");
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "0x%" PRIx64, addr);
+  throw OutOfBoundsError(std::string("out-of-bounds ") + k + " in kernel " + *F.launch->kernelName +
+                         " at " + I.site->loc + ": address " + buf + " (lane " +
+                         std::to_string(lane + F.laneBase) + ") is not inside any array argument");
+}
+
+// True when [addr, addr + bytes) lies inside one array argument.
+inline bool inBounds(const LaunchState &L, uint64_t addr, uint64_t bytes) {
+  for (const auto &r : L.ranges)
+    if (addr >= r.lo && addr <= r.hi && r.hi - addr >= bytes)
+      return true;
+  return false;
+}
+
+// inBounds, or true for an instruction whose addresses cannot be checked (see emitMemory).
+inline bool inBoundsI(const Inst &I, const LaunchState &L, uint64_t addr, uint64_t bytes) {
+  return !I.checked || inBounds(L, addr, bytes);
+}
+
+// Checks every active lane; throws at the first bad one.
+inline void checkLanes(const Inst &I, const Frame &F, Access kind, const uint64_t *p, bool pb,
+                       const uint8_t *m, bool mb, int64_t n, int es) {
+  if (!I.checked)
+    return;
+  const LaunchState &L = *F.launch;
+  // Fast: the span of active lanes fits one array.
+  uint64_t lo = UINT64_MAX, hi = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    bool on = !m || m[mb ? 0 : i];
+    uint64_t a = p[pb ? 0 : i];
+    lo = on && a < lo ? a : lo;
+    hi = on && a > hi ? a : hi;
+  }
+  if (lo == UINT64_MAX && hi == 0)
+    return; // no active lane
+  if (hi >= lo && inBounds(L, lo, hi - lo + es))
+    return;
+  for (int64_t i = 0; i < n; ++i) {
+    if (m && !m[mb ? 0 : i])
+      continue;
+    uint64_t a = p[pb ? 0 : i];
+    if (!inBounds(L, a, es))
+      throwOob(I, F, kind, a, i);
+  }
+}
+
+inline int64_t countActive(const uint8_t *m, int64_t n) {
+  uint32_t s = 0; // tiles hold fewer than 2^31 elements
+  for (int64_t i = 0; i < n; ++i)
+    s += m[i];
+  return s;
+}
+
+// Elements are moved as raw bytes of size ES.
+template <int ES> struct Elem {
+  using T = std::conditional_t<
+      ES == 1, uint8_t,
+      std::conditional_t<ES == 2, uint16_t, std::conditional_t<ES == 4, uint32_t, uint64_t>>>;
+};
+
+inline KernelFn pickBySize(int es, KernelFn k1, KernelFn k2, KernelFn k4, KernelFn k8) {
+  switch (es) {
+  case 1:
+    return k1;
+  case 2:
+    return k2;
+  case 4:
+    return k4;
+  default:
+    return k8;
+  }
+}
+
+// Stores of whole rows at least this long into arrays at least kStreamArrayBytes large use
+// non-temporal stores: such outputs are not read back soon, and skipping the
+// read-for-ownership of every destination line saves a third of a streaming kernel's memory
+// traffic.
+constexpr uint64_t kStreamArrayBytes = uint64_t(16) << 20;
+constexpr uint64_t kStreamRowBytes = 1024;
+
+inline bool streamingTarget(const Inst &I, const LaunchState &L, uint64_t addr) {
+  if (!I.checked)
+    return false;
+  for (const auto &r : L.ranges)
+    if (addr >= r.lo && addr < r.hi)
+      return r.hi - r.lo >= kStreamArrayBytes;
+  return false;
+}
+
+// Finds the range of active lanes [first, last] of a row; false when none is active.
+inline bool activeSpan(const uint8_t *m, int64_t L, int64_t &first, int64_t &last) {
+  first = 0;
+  last = L - 1;
+  if (!m)
+    return true;
+  while (first < L && !m[first])
+    ++first;
+  if (first == L)
+    return false;
+  while (!m[last])
+    --last;
+  return true;
+}
+
+} // namespace tt::exec::mem
