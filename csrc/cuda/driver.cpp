@@ -1,6 +1,7 @@
 // CUDA driver API loaded with dlopen (see driver.h).
 #include "cuda/driver.h"
 
+#include <cmath>
 #include <dlfcn.h>
 
 namespace tt {
@@ -17,6 +18,32 @@ bool isImageRejected(int code) {
 
 namespace {
 
+// float -> fp16 or bf16 bits, rounded to nearest even (NaN stays NaN, overflow is inf).
+uint16_t roundBits(float v, bool bf16) {
+  uint32_t u;
+  std::memcpy(&u, &v, 4);
+  if (bf16) {
+    if ((u & 0x7fffffffu) > 0x7f800000u) // NaN: keep it a (quiet) NaN
+      return uint16_t((u >> 16) | 0x40);
+    return uint16_t((u + 0x7fffu + ((u >> 16) & 1)) >> 16);
+  }
+  uint32_t sign = (u >> 16) & 0x8000u;
+  uint32_t a = u & 0x7fffffffu;
+  if (a > 0x7f800000u)
+    return uint16_t(sign | 0x7e00u);
+  if (a >= 0x477ff000u) // rounds to >= 65520: infinity
+    return uint16_t(sign | 0x7c00u);
+  if (a < 0x38800000u) { // fp16 subnormal or zero: scale into the 10-bit mantissa
+    float f;
+    std::memcpy(&f, &a, 4);
+    float scaled = f * 16777216.0f; // 2^24: one fp16 subnormal ulp becomes 1.0
+    uint32_t m = uint32_t(std::nearbyint(scaled));
+    return uint16_t(sign | m);
+  }
+  uint32_t r = a + 0xfffu + ((a >> 13) & 1); // round the 13 dropped bits to nearest even
+  return uint16_t(sign | ((r - 0x38000000u) >> 13));
+}
+
 template <class F> void resolve(void *lib, F &fn, const char *name) {
   void *p = dlsym(lib, name);
   if (!p)
@@ -25,6 +52,9 @@ template <class F> void resolve(void *lib, F &fn, const char *name) {
 }
 
 } // namespace
+
+KernelArg KernelArg::f16(float v) { return {roundBits(v, false)}; }
+KernelArg KernelArg::bf16(float v) { return {roundBits(v, true)}; }
 
 Driver::Driver() {
   lib_ = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
@@ -108,6 +138,14 @@ std::pair<int, int> Driver::computeCapability(int device) const {
   return {major, minor};
 }
 
+int Driver::deviceAttribute(int device, int attr) const {
+  CUdevice dev = 0;
+  check("cuDeviceGet", cuDeviceGet(&dev, device));
+  int v = 0;
+  check("cuDeviceGetAttribute", cuDeviceGetAttribute(&v, attr, dev));
+  return v;
+}
+
 std::string Driver::deviceName(int device) const {
   CUdevice dev = 0;
   check("cuDeviceGet", cuDeviceGet(&dev, device));
@@ -179,6 +217,61 @@ Module &ModuleCache::get(const std::string &key, const std::vector<uint8_t> &ima
 size_t ModuleCache::size() const {
   std::lock_guard<std::mutex> lock(mu_);
   return modules_.size();
+}
+
+ModuleCache &moduleCache() {
+  static ModuleCache *cache = new ModuleCache(); // never destroyed: modules outlive exit order
+  return *cache;
+}
+
+namespace {
+
+// FNV-1a over the image: the module cache key (with the device), computed once per load.
+std::string imageKey(const std::vector<uint8_t> &image, int device) {
+  uint64_t h = 1469598103934665603ull;
+  for (uint8_t b : image)
+    h = (h ^ b) * 1099511628211ull;
+  return std::to_string(device) + ":" + std::to_string(image.size()) + ":" + std::to_string(h);
+}
+
+} // namespace
+
+Kernel::Kernel(const std::vector<uint8_t> &image, const std::string &name, int device)
+    : device_(device) {
+  Driver &d = Driver::get();
+  CUdevice dev = 0;
+  d.check("cuDeviceGet", d.cuDeviceGet(&dev, device));
+  d.check("cuDevicePrimaryCtxRetain", d.cuDevicePrimaryCtxRetain(&ctx_, dev));
+  CUcontext cur = nullptr;
+  d.check("cuCtxGetCurrent", d.cuCtxGetCurrent(&cur));
+  if (cur != ctx_)
+    d.check("cuCtxSetCurrent", d.cuCtxSetCurrent(ctx_));
+  fn_ = moduleCache().get(imageKey(image, device), image).function(name);
+}
+
+void Kernel::launch(Dim3 grid, CUstream stream, const uint64_t *slots, size_t n) const {
+  Driver &d = Driver::get();
+  CUcontext cur = nullptr;
+  d.check("cuCtxGetCurrent", d.cuCtxGetCurrent(&cur));
+  if (cur != ctx_)
+    d.check("cuCtxSetCurrent", d.cuCtxSetCurrent(ctx_));
+  void *small[32];
+  std::vector<void *> big;
+  void **ptrs = small;
+  if (n > 32) {
+    big.resize(n);
+    ptrs = big.data();
+  }
+  for (size_t i = 0; i < n; ++i)
+    ptrs[i] = const_cast<uint64_t *>(slots + i);
+  d.check("cuLaunchKernel", d.cuLaunchKernel(fn_, grid.x, grid.y, grid.z, 1, 1, 1, 0, stream,
+                                             n ? ptrs : nullptr, nullptr));
+}
+
+int Kernel::attribute(int attr) const {
+  int v = 0;
+  Driver::get().check("cuFuncGetAttribute", Driver::get().cuFuncGetAttribute(&v, attr, fn_));
+  return v;
 }
 
 void launch(CUfunction f, Dim3 grid, Dim3 block, CUstream stream,

@@ -68,6 +68,9 @@ struct KernelArg {
     std::memcpy(&u, &v, 8);
     return {u};
   }
+  /// fp16 / bf16 scalars (only reachable through annotations): round to nearest even.
+  static KernelArg f16(float v);
+  static KernelArg bf16(float v);
 };
 
 class Driver {
@@ -81,6 +84,7 @@ public:
   int deviceCount() const;
   std::pair<int, int> computeCapability(int device = 0) const;
   std::string deviceName(int device = 0) const;
+  int deviceAttribute(int device, int attr) const; // cuDeviceGetAttribute
   /// Makes sure a context is current on this thread: keeps the current one (e.g. torch's), or
   /// retains and sets device `device`'s primary context.
   void ensureContext(int device = 0);
@@ -147,6 +151,26 @@ public:
 private:
   mutable std::mutex mu_;
   std::map<std::string, std::unique_ptr<Module>> modules_;
+};
+
+/// The process-wide module cache that Kernel loads through.
+ModuleCache &moduleCache();
+
+/// A kernel ready to launch on one device: loaded once per (image, device) through
+/// moduleCache() into that device's primary context (the one torch and cupy use), which is
+/// made current at launch when another one is.
+class Kernel {
+public:
+  Kernel(const std::vector<uint8_t> &image, const std::string &name, int device);
+  /// Tile IR launch: block = (1,1,1), no dynamic shared memory; `slots[i]` holds parameter i.
+  void launch(Dim3 grid, CUstream stream, const uint64_t *slots, size_t n) const;
+  int attribute(int attr) const; // cuFuncGetAttribute
+  int device() const { return device_; }
+
+private:
+  CUfunction fn_ = nullptr;
+  CUcontext ctx_ = nullptr;
+  int device_ = 0;
 };
 
 /// cuLaunchKernel with each argument in its own 8-byte slot.
