@@ -2,6 +2,7 @@
 (when `triton` and `torch` are installed) vs Triton's interpreter on the same kernels.
 
     python benchmarks/run_all.py [--quick] [--only vector_add softmax] [--no-interp] [--check]
+    python benchmarks/run_all.py --device cuda [--quick] [--aot]   # GPU: gpu_bench.py
 
 The interpreter runs each script in a subprocess (TRITON_INTERPRET is read when kernels are
 decorated) on a small size; its time is scaled linearly by the amount of work to the full
@@ -47,16 +48,23 @@ def quick_size(size: dict) -> dict:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--device", default="cpu", help="cpu (cuda: not yet supported)")
+    ap.add_argument("--device", default="cpu", choices=["cpu", "cuda"],
+                    help="cpu: the executors vs numpy; cuda: the Tile path vs stock Triton "
+                         "(gpu_bench.py)")
+    ap.add_argument("--aot", action="store_true",
+                    help="with --device cuda: only compile the Tile kernels for "
+                         "TRITON_TILE_TARGET (no GPU needed; fills the kernel cache)")
     ap.add_argument("--quick", action="store_true", help="smaller sizes, shorter timing")
-    ap.add_argument("--only", nargs="*", choices=SCRIPTS)
+    ap.add_argument("--only", nargs="*", choices=sorted(set(SCRIPTS) | {"attention"}))
     ap.add_argument("--no-interp", action="store_true", help="skip Triton's interpreter")
     ap.add_argument("--check", action="store_true", help="exit 1 if a target is missed")
     args = ap.parse_args(argv)
-    if args.device != "cpu":
-        print(f"--device {args.device}: not yet supported (the GPU path arrives with the Tile "
-              "IR backend); use --device cpu", file=sys.stderr)
-        return 2
+    if args.device == "cuda":
+        import gpu_bench
+
+        return gpu_bench.main(args)
+    if args.only and "attention" in args.only:
+        ap.error("attention is benchmarked with --device cuda only")
 
     from common import time_ms  # triton_tile is imported here, not before --device is seen
 

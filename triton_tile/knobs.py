@@ -163,7 +163,10 @@ class Knobs(types.ModuleType):
     def code_env_fingerprint(self) -> tuple:
         """Cheap stand-in for code_env() in in-memory cache keys: the raw variable texts and
         any overrides (equal fingerprints mean equal code_env())."""
-        raw = tuple(_raw(e.env, e.env_b) for e in _CODE_ENVS)
+        if _ENV_BYTES is not None:  # every launch reads this: the raw bytes, one C call
+            raw = tuple(map(_ENV_BYTES.get, _CODE_ENV_KEYS))
+        else:
+            raw = tuple(_raw(e.env, e.env_b) for e in _CODE_ENVS)
         if self._overrides:
             return raw, tuple(sorted((k, repr(v)) for k, v in self._overrides.items()))
         return raw
@@ -180,6 +183,7 @@ class Knobs(types.ModuleType):
 # `triton_tile.knobs.cache_dir = ...` overrides) the variable, as `triton.knobs` does.
 _CODE_KNOBS = tuple(k for k, v in sorted(Knobs.all().items()) if v.changes_code)
 _CODE_ENVS = tuple(Knobs.all()[k] for k in _CODE_KNOBS)
+_CODE_ENV_KEYS = tuple(e.env_b for e in _CODE_ENVS)
 sys.modules[__name__].__class__ = Knobs
 _overrides: Dict[str, Any] = {}
 knobs = sys.modules[__name__]

@@ -77,18 +77,21 @@ class _FakeCudaArray:
                                 "version": 3}
 
 
-def test_cuda_array_is_a_clear_error():
+def test_mixing_host_and_cuda_arrays_is_a_clear_error():
+    # The executor follows the data: one launch cannot take host and CUDA arrays.
     x = np.zeros(8, np.float32)
-    with pytest.raises(ValueError, match=r"copy_kernel: argument 'dst' is a CUDA array"):
+    with pytest.raises(TypeError, match=r"copy_kernel: argument 'src' is in host memory but "
+                                        r"argument 'dst' is on CUDA device 0"):
         _launch(x, _FakeCudaArray(), 8, BLOCK=16)
 
 
-def test_cuda_torch_tensor_is_a_clear_error():
+def test_mixing_host_and_cuda_torch_tensors_is_a_clear_error():
     torch = pytest.importorskip("torch")
     if not torch.cuda.is_available():
         pytest.skip("no CUDA device")
     x = np.zeros(8, np.float32)
-    with pytest.raises(ValueError, match="argument 'dst' is a tensor on device 'cuda"):
+    with pytest.raises(TypeError, match="argument 'src' is in host memory but argument 'dst' "
+                                        "is on CUDA device"):
         _launch(x, torch.zeros(8, device="cuda"), 8, BLOCK=16)
 
 

@@ -41,7 +41,12 @@ LOCATED_TTIR = "ttir_locs"  # not a stage: the reload source, kept beside the st
 
 
 def compiler_fingerprint() -> str:
-    """sha256 of the compiler's own code: a rebuilt compiler never reuses old entries."""
+    """sha256 of the compiler's own code: a rebuilt compiler never reuses old entries.
+
+    It hashes the Python sources and the C++ core's `source_hash` (a hash of the C++ sources
+    compiled into it), not the library's bytes: those differ between machines building the
+    same sources (another compiler or Python), and a cache built ahead of time on one machine
+    must be valid on the GPU machine (DESIGN.md: Cache)."""
     with _FINGERPRINT_LOCK:
         if _FINGERPRINT:
             return _FINGERPRINT[0]
@@ -64,7 +69,9 @@ def compiler_fingerprint() -> str:
             except ImportError:
                 core = None
         core_file = getattr(core, "__file__", None)
-        if core_file and os.path.exists(core_file):
+        if getattr(core, "source_hash", None):
+            h.update(f"core-sources:{core.source_hash}".encode())
+        elif core_file and os.path.exists(core_file):
             with open(core_file, "rb") as fh:
                 for block in iter(lambda: fh.read(1 << 20), b""):
                     h.update(block)
@@ -72,8 +79,17 @@ def compiler_fingerprint() -> str:
         return _FINGERPRINT[0]
 
 
-def cache_key(jit_fn, spec, options) -> Tuple[str, dict]:
-    """(hex key, the inputs it was hashed from)."""
+# Knobs that enter the key through what they decide rather than as raw text: the target (and,
+# for cubins, the tileiras version) and the path (options.enable_tile). Where tileiras lives,
+# whether TRITON_TILE_TARGET was set to build ahead of time, or whether the Tile path was asked
+# for by ENABLE_TILE or by `enable_tile=True` must not tell a cache built on one machine from
+# the GPU machine that runs it.
+_KEY_EXCLUDED_KNOBS = ("target", "tileiras", "enable_tile")
+
+
+def cache_key(jit_fn, spec, options, target: Optional[str] = None) -> Tuple[str, dict]:
+    """(hex key, the inputs it was hashed from). `target` is the GPU arch ("sm_90") for GPU
+    compiles; CPU compiles leave it None (TRITON_TILE_TARGET or "cpu")."""
     from .. import __version__
 
     material = {
@@ -86,8 +102,8 @@ def cache_key(jit_fn, spec, options) -> Tuple[str, dict]:
         "attrs": {k: repr(v) for k, v in spec.attrs.items()},
         "options": options.as_dict(),
         "path": "tile" if options.enable_tile else "ptx",
-        "target": knobs.target or "cpu",
-        "env": {k: v for k, v in knobs.code_env()},
+        "target": target or knobs.target or "cpu",
+        "env": {k: v for k, v in knobs.code_env() if k not in _KEY_EXCLUDED_KNOBS},
     }
     text = json.dumps(material, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest(), material

@@ -261,9 +261,12 @@ class JITFunction(KernelInterface):
         return opts
 
     def _specialize(self, bound: tuple, warmup: bool):
+        """(specialization key, runtime values, the CUDA buffer the launch runs on or None)."""
         spec_key = []
         runtime = []
         name = self.__name__
+        dev = None  # the first CUDA buffer
+        host = check = False  # check: tuples or two devices seen, launch_device sorts it out
         for p, v in zip(self.params, bound):
             if p.is_constexpr:
                 if sp._is_constexpr_obj(v):
@@ -284,7 +287,17 @@ class JITFunction(KernelInterface):
                 raise e.exc_type(f"{name}: argument {p.name!r} {e}") from None
             spec_key.append((t, k))
             runtime.append(rt)
-        return tuple(spec_key), runtime
+            cls = type(rt)
+            if cls is sp.HostBuffer:
+                host = True
+            elif cls is sp.DeviceBuffer:
+                check = check or (dev is not None and rt.device != dev.device)
+                dev = dev or rt
+            elif cls is tuple:
+                check = True
+        if check or (host and dev is not None):
+            dev = sp.launch_device(self.arg_names, runtime, name)  # raises on mixed devices
+        return tuple(spec_key), runtime, dev
 
     def _frontend_spec(self, bound: tuple, spec_key: tuple) -> cc.Specialization:
         signature, constants, attrs, types = {}, {}, {}, []
@@ -321,11 +334,17 @@ class JITFunction(KernelInterface):
         else:
             bound = self._binder(*args)
         options = self._options(opt_kw)
-        spec_key, runtime = self._specialize(bound, warmup)
-        key = (self.cache_key, spec_key, options, knobs.code_env_fingerprint())
+        # The executor follows the data: CUDA arrays run on their GPU, host arrays on the CPU;
+        # a warmup with TRITON_TILE_TARGET set compiles for that GPU with none present.
+        spec_key, runtime, buf = self._specialize(bound, warmup)
+        if buf is not None:
+            device = ("cuda", buf.device)
+        else:
+            device = ("aot", knobs.target) if warmup and knobs.target else None
+        key = (self.cache_key, spec_key, options, knobs.code_env_fingerprint(), device)
         entry = self.cache.get(key)
         if entry is None:
-            entry = self._compile(key, bound, spec_key, options)
+            entry = self._compile(key, bound, spec_key, options, device)
         kernel, checks = entry
         for use in checks:
             cur = use.getter()
@@ -335,20 +354,31 @@ class JITFunction(KernelInterface):
         if not warmup:
             if callable(grid):
                 grid = grid(dict(zip(self.arg_names, bound)))
-            kernel.launch(cc.normalize_grid(grid), cc.executor_args(sp.flatten_runtime(runtime)))
+            if buf is None:
+                kernel.launch(cc.normalize_grid(grid),
+                              cc.executor_args(sp.flatten_runtime(runtime)))
+            else:
+                kernel.launch_device(cc.normalize_grid(grid), runtime, buf, bound, opt_kw)
         return kernel
 
-    def _compile(self, key, bound, spec_key, options):
+    def _compile(self, key, bound, spec_key, options, device=None):
         with _COMPILE_LOCK:
             entry = self.cache.get(key)
             if entry is not None:
                 return entry
             spec = self._frontend_spec(bound, spec_key)
             checks = tuple(self.used_globals())
-            dkey, material = disk.cache_key(self, spec, options)
-            kernel = self._sibling(spec_key, options, dkey)
-            if kernel is None:
-                kernel = disk.compile_cached(self, spec, options, dkey, material)
+            if device is not None:  # a GPU: its arch, or the ahead-of-time target
+                from ..backends import tile_gpu, tileiras
+
+                arch = tile_gpu.device_arch(device[1]) if device[0] == "cuda" else \
+                    tileiras.normalize_arch(device[1])
+                kernel = tile_gpu.compile_kernel(self, spec, options, arch)
+            else:
+                dkey, material = disk.cache_key(self, spec, options)
+                kernel = self._sibling(spec_key, options, dkey)
+                if kernel is None:
+                    kernel = disk.compile_cached(self, spec, options, dkey, material)
             self.cache[key] = (kernel, checks)
             return kernel, checks
 
@@ -357,9 +387,9 @@ class JITFunction(KernelInterface):
         (num_warps, num_stages, ... on the CPU path): share its program, skip a compile."""
         if options.enable_tile:
             return None
-        for (ck, sk, opts, env), (kernel, _) in list(self.cache.items()):
-            if ck == self.cache_key and sk == spec_key and env == knobs.code_env_fingerprint() and \
-                    cpu.same_code(opts, options):
+        for (ck, sk, opts, env, dev), (kernel, _) in list(self.cache.items()):
+            if dev is None and ck == self.cache_key and sk == spec_key and \
+                    env == knobs.code_env_fingerprint() and cpu.same_code(opts, options):
                 return kernel.with_options(options, dkey)
         return None
 

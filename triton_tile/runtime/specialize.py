@@ -77,6 +77,16 @@ class HostBuffer(NamedTuple):
     hi: int
 
 
+class DeviceBuffer(NamedTuple):
+    """A pointer argument in CUDA memory: the device address, the device index and who owns
+    the memory ("torch", "cupy" or "cai"); the launch's stream follows the owner (torch's or
+    cupy's current stream)."""
+
+    ptr: int
+    device: int
+    owner: str
+
+
 class ArgError(Exception):
     """Raised by converters; the caller re-raises as TypeError/ValueError naming the kernel."""
 
@@ -111,6 +121,11 @@ def _numpy_buffer(arr: np.ndarray) -> HostBuffer:
     return HostBuffer(ptr, lo, hi)
 
 
+# Tensor classes seen holding CUDA memory: specialize_arg's fast path for the arguments of
+# every GPU launch (is_cuda, data_ptr and get_device are torch's cheapest queries).
+_TORCH_CUDA_TYPES: set = set()
+
+
 def _is_torch_tensor(x) -> bool:
     # No hard torch import: recognise a tensor by its type's module.
     return type(x).__module__.startswith("torch") and hasattr(x, "data_ptr")
@@ -129,27 +144,54 @@ def array_dtype_and_buffer(x, warmup: bool) -> Tuple[Any, Optional[HostBuffer]]:
         return x.dtype, None
     if _is_torch_tensor(x):
         dev = x.device
+        if dev.type == "cuda":
+            _TORCH_CUDA_TYPES.add(type(x))
+            return x.dtype, DeviceBuffer(x.data_ptr(), dev.index or 0, "torch")
         if dev.type != "cpu":
-            raise ArgError(ValueError,
-                           f"is a tensor on device '{dev}'; the CPU executor needs host "
-                           "memory (move it with .cpu(), or use a CUDA build for GPU tensors)")
+            raise ArgError(ValueError, f"is a tensor on device '{dev}'; kernels take host "
+                                       "(CPU) or CUDA memory")
         ptr = x.data_ptr()
         storage = x.untyped_storage()
         lo = storage.data_ptr()
         return x.dtype, HostBuffer(ptr, lo, lo + storage.nbytes())
     if hasattr(x, "__cuda_array_interface__"):
-        raise ArgError(ValueError, "is a CUDA array; the CPU executor needs host memory")
+        return _cuda_array(x)
     if hasattr(x, "__array_interface__"):
         arr = np.asarray(x)
         return arr.dtype, _numpy_buffer(arr)
     if hasattr(x, "__dlpack__"):
         dev = x.__dlpack_device__() if hasattr(x, "__dlpack_device__") else (1, 0)
+        if int(dev[0]) == 2:  # kDLCUDA: read it through torch, which understands DLPack
+            return array_dtype_and_buffer(_torch_from_dlpack(x), warmup)
         if int(dev[0]) not in (1, 3):  # kDLCPU, kDLCUDAHost
-            raise ArgError(ValueError, f"is a DLPack tensor on device type {dev[0]}; the CPU "
-                                       "executor needs host memory")
+            raise ArgError(ValueError, f"is a DLPack tensor on device type {dev[0]}; kernels "
+                                       "take host (CPU) or CUDA memory")
         arr = np.from_dlpack(x)
         return arr.dtype, _numpy_buffer(arr)
     return None, None
+
+
+def _cuda_array(x) -> Tuple[Any, DeviceBuffer]:
+    """dtype and DeviceBuffer of an object with `__cuda_array_interface__` (cupy, numba, ...).
+    The interface does not name the device: cupy's `.device.id` does, else device 0."""
+    cai = x.__cuda_array_interface__
+    try:
+        dtype = np.dtype(cai["typestr"])
+    except TypeError:
+        raise ArgError(TypeError, f"has CUDA array typestr {cai['typestr']!r}, which numpy "
+                                  "cannot name") from None
+    device = getattr(getattr(x, "device", None), "id", 0)
+    owner = "cupy" if type(x).__module__.startswith("cupy") else "cai"
+    return dtype, DeviceBuffer(int(cai["data"][0] or 0), int(device), owner)
+
+
+def _torch_from_dlpack(x):
+    try:
+        import torch
+    except ImportError:
+        raise ArgError(TypeError, "is a CUDA DLPack tensor; passing one needs torch installed "
+                                  "(or pass a torch/cupy array directly)") from None
+    return torch.from_dlpack(x)
 
 
 def is_array_like(x) -> bool:
@@ -198,6 +240,12 @@ def specialize_arg(value, specialize: bool, align: bool, annotation: str, warmup
         if name is not None:
             buf = _numpy_buffer(value)
             return "*" + name, ("D" if specialize and align and buf.ptr % 16 == 0 else None), buf
+    if type(value) in _TORCH_CUDA_TYPES and not annotation and value.is_cuda:  # GPU launches
+        name = canonical_dtype(value.dtype)
+        if name is not None:
+            ptr = value.data_ptr()
+            return ("*" + name, "D" if specialize and align and ptr % 16 == 0 else None,
+                    DeviceBuffer(ptr, value.get_device(), "torch"))
     if value is None:
         return "constexpr", None, CONSTEXPR
     if _is_constexpr_obj(value):
@@ -368,11 +416,47 @@ def flatten_runtime(values) -> list:
     for v in values:
         if v is CONSTEXPR:
             continue
-        if isinstance(v, tuple) and not isinstance(v, HostBuffer):
+        if isinstance(v, tuple) and not isinstance(v, (HostBuffer, DeviceBuffer)):
             out.extend(flatten_runtime(v))
         else:
             out.append(v)
     return out
+
+
+def launch_device(names, runtime, kernel: str) -> Optional[DeviceBuffer]:
+    """Where a launch runs: None for host memory (the CPU executors), else the first CUDA
+    buffer (its device and owner). The executor follows the data, so host and CUDA arrays,
+    or arrays on two GPUs, in one launch are a TypeError naming the kernel and arguments."""
+    host = dev = None  # (argument name, buffer) of the first of each
+    for name, v in zip(names, runtime):
+        t = type(v)
+        if t is HostBuffer:
+            host = host or (name, v)
+            continue
+        if t is not DeviceBuffer and t is not tuple:  # scalars, constexprs
+            continue
+        for b in (v,) if t is DeviceBuffer else _buffers(v):
+            if type(b) is HostBuffer:
+                host = host or (name, b)
+            elif type(b) is DeviceBuffer:
+                if dev is not None and b.device != dev[1].device:
+                    raise TypeError(f"{kernel}: argument {name!r} is on CUDA device {b.device} "
+                                    f"but argument {dev[0]!r} is on CUDA device "
+                                    f"{dev[1].device}; pass all arrays on one device")
+                dev = dev or (name, b)
+    if host is not None and dev is not None:
+        raise TypeError(f"{kernel}: argument {host[0]!r} is in host memory but argument "
+                        f"{dev[0]!r} is on CUDA device {dev[1].device}; the kernel runs where "
+                        "the data is, so pass all arrays on the GPU or all on the host")
+    return None if dev is None else dev[1]
+
+
+def _buffers(values):
+    for v in values:
+        if type(v) is tuple:
+            yield from _buffers(v)
+        else:
+            yield v
 
 
 def hashable(value) -> Any:
@@ -392,6 +476,7 @@ def hashable(value) -> Any:
 
 
 __all__ = [
-    "CONSTEXPR", "HostBuffer", "ArgError", "canonical_dtype", "element_bytes", "specialize_arg",
+    "CONSTEXPR", "HostBuffer", "DeviceBuffer", "ArgError", "launch_device", "canonical_dtype",
+    "element_bytes", "specialize_arg",
     "annotation_type", "is_constexpr_annotation", "runtime_value", "flatten_runtime", "hashable",
 ]

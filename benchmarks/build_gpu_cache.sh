@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Builds, on this CPU machine (tileiras installed, no GPU), the sm_90 cubins that the GPU run
+# (benchmarks/gpu_run.sh) needs, into a git-ignored cache directory inside the checkout that
+# the device tool carries: run(..., carry=[".gpu_cache"]).
+#
+#   benchmarks/build_gpu_cache.sh [CACHE_DIR]        # default .gpu_cache; TARGET=sm_90
+#
+# It runs the GPU tests' and the benchmarks' kernels with TRITON_TILE_TARGET set, so each
+# launch site compiles for the target through kernel.warmup with the same arguments the GPU
+# run uses (backends/tile_gpu.py explains why the cache keys then match on the GPU machine,
+# which has no tileiras). Run it again after any change to the sources: the keys cover them.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+CACHE=${1:-.gpu_cache}
+grep -qxF "/$CACHE/" .git/info/exclude 2>/dev/null || echo "/$CACHE/" >> .git/info/exclude
+
+# The C++ core must be built from these sources: its source hash is part of every key.
+flock /tmp/tt_build.lock sh -c 'cmake -S . -B build -G Ninja >/dev/null && ninja -C build' \
+  | tail -1
+
+rm -rf "$CACHE"  # only entries of this tree's code
+export TRITON_TILE_CACHE_DIR="$PWD/$CACHE" TRITON_TILE_TARGET="${TARGET:-sm_90}"
+export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
+unset ENABLE_TILE TRITON_TILE_FALLBACK TRITON_ALWAYS_COMPILE
+python -m triton_tile.tools.check --no-probe | grep -E '"(found|version)"' || true
+python -m pytest -q tests/gpu -p no:cacheprovider -W ignore::UserWarning | tail -3 || true
+python benchmarks/run_all.py --device cuda --aot
+python benchmarks/run_all.py --device cuda --aot --quick >/dev/null  # QUICK=1 GPU runs
+python benchmarks/launch_overhead.py --aot
+echo "cache: $(find "$CACHE" -name '*.cubin' -not -path '*/tileiras/*' | wc -l) kernels," \
+     "$(du -sh "$CACHE" | cut -f1) in $CACHE for $TRITON_TILE_TARGET"

@@ -1,0 +1,279 @@
+"""GPU benchmarks: the examples/ kernels on the Tile IR path vs stock Triton, in one run.
+
+    python benchmarks/run_all.py --device cuda [--quick] [--only vector_add matmul ...]
+    TRITON_TILE_TARGET=sm_90 python benchmarks/run_all.py --device cuda --aot   # no GPU
+
+For each case, the same @jit function runs (1) on triton_tile's Tile path (enable_tile=True:
+Tile IR -> tileiras -> cubin) and (2) compiled by stock Triton from the same source
+(backends/ptx_gpu.twin_of), with the same grid and meta-parameters. Inputs are random (never
+zeros), outputs are poisoned with NaN before each correctness check against torch, and times
+are triton.testing.do_bench medians. ratio = Triton ms / Tile ms (above 1: Tile is faster).
+`--aot` compiles the Tile kernels for TRITON_TILE_TARGET without a GPU (dtype stand-ins with
+the same scalars), which fills the cache a GPU machine without tileiras runs from.
+"""
+
+import importlib.util
+import os
+import sys
+from typing import Callable, List, NamedTuple, Optional
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if importlib.util.find_spec("triton_tile") is None:
+    sys.path.insert(0, ROOT)
+
+import triton_tile as tt  # noqa: E402
+
+
+def example(name):
+    key = f"triton_tile_example_{name}"
+    if key not in sys.modules:
+        spec = importlib.util.spec_from_file_location(
+            key, os.path.join(ROOT, "examples", name + ".py"))
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[key] = mod
+        spec.loader.exec_module(mod)
+    return sys.modules[key]
+
+
+class Case(NamedTuple):
+    name: str
+    label: str
+    kernel: object  # our JITFunction
+    grid: tuple
+    args: list
+    meta: dict
+    outputs: list  # tensors to poison before a correctness check
+    check: Optional[Callable[[], float]]  # relative error of the outputs vs torch
+    tol: float
+    work: float  # bytes moved (GB/s) or flops (TFLOP/s)
+    unit: str  # "GB/s" or "TFLOP/s"
+
+
+class Tensors:
+    """Random CUDA tensors, or (ahead of time) dtype stand-ins of the same shape."""
+
+    def __init__(self, aot: bool):
+        self.aot = aot
+
+    def randn(self, shape, dtype, scale=1.0, shift=0.0):
+        shape = (shape,) if isinstance(shape, int) else shape
+        if self.aot:
+            return tt.MockTensor(_np_dtype(dtype), shape)
+        import torch
+
+        return (torch.randn(shape, device="cuda", dtype=torch.float32) * scale + shift).to(
+            getattr(torch, dtype))
+
+    def empty(self, shape, dtype):
+        shape = (shape,) if isinstance(shape, int) else shape
+        if self.aot:
+            return tt.MockTensor(_np_dtype(dtype), shape)
+        import torch
+
+        return torch.full(shape, float("nan"), device="cuda", dtype=getattr(torch, dtype))
+
+
+def _np_dtype(name):
+    if name == "bfloat16":
+        import ml_dtypes
+
+        return np.dtype(ml_dtypes.bfloat16)
+    return np.dtype(name)
+
+
+def _rel_err(out, ref) -> float:
+    out, ref = out.float(), ref.float()
+    if out.isnan().any():
+        return float("inf")
+    return float((out - ref).norm() / ref.norm())
+
+
+def vector_add(t: Tensors, n: int) -> Case:
+    x, y, out = t.randn(n, "float32"), t.randn(n, "float32"), t.empty(n, "float32")
+    return Case("vector add fp32", f"N=2^{n.bit_length() - 1}", example("vector_add").add_kernel,
+                (tt.cdiv(n, 1024),), [x, y, out, n], {"BLOCK_SIZE": 1024}, [out],
+                lambda: _rel_err(out, x + y), 0.0, 12.0 * n, "GB/s")
+
+
+def softmax(t: Tensors, m: int, n: int, dtype: str) -> Case:
+    short = {"float16": "fp16", "bfloat16": "bf16"}[dtype]
+    x, out = t.randn((m, n), dtype, scale=3.0), t.empty((m, n), dtype)
+
+    def check():
+        return _rel_err(out, x.float().softmax(-1))
+
+    return Case(f"softmax {short}", f"{m}x{n}", example("fused_softmax").softmax_kernel,
+                (m,), [out, x, n, n, m, n],
+                {"BLOCK_SIZE": tt.next_power_of_2(n), "num_stages": 2, "num_warps": 16}, [out],
+                check, 1e-2, 2.0 * m * n * 2, "GB/s")
+
+
+def layer_norm(t: Tensors, m: int, n: int) -> Case:
+    x = t.randn((m, n), "float16", scale=2.0, shift=0.5)
+    w, b = t.randn(n, "float16"), t.randn(n, "float16")
+    y, mean, rstd = t.empty((m, n), "float16"), t.empty(m, "float32"), t.empty(m, "float32")
+
+    def check():
+        import torch
+
+        ref = torch.nn.functional.layer_norm(x.float(), (n,), w.float(), b.float(), 1e-5)
+        return _rel_err(y, ref)
+
+    return Case("layer norm fp16", f"{m}x{n}", example("layer_norm").layer_norm_fwd_kernel,
+                (m,), [x, y, w, b, mean, rstd, n, n, 1e-5],
+                {"BLOCK_SIZE": tt.next_power_of_2(n), "num_warps": 8}, [y, mean, rstd], check,
+                1e-2, 4.0 * m * n, "GB/s")
+
+
+def matmul(t: Tensors, size: int, dtype: str) -> Case:
+    a, b = t.randn((size, size), dtype), t.randn((size, size), dtype)
+    c = t.empty((size, size), "float16")  # the example kernel stores fp16
+    bm, bn, bk = 128, 128, 64
+    grid = (tt.cdiv(size, bm) * tt.cdiv(size, bn),)
+
+    def check():
+        return _rel_err(c, (a.float() @ b.float()))
+
+    short = {"float16": "fp16", "bfloat16": "bf16"}[dtype]
+    return Case(f"matmul {short}", f"{size}^3", example("matmul").matmul_kernel.fn, grid,
+                [a, b, c, size, size, size, size, 1, size, 1, size, 1],
+                {"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": 8, "ACTIVATION": "",
+                 "num_warps": 8, "num_stages": 3}, [c], check, 1e-2,
+                2.0 * size ** 3, "TFLOP/s")
+
+
+def attention(t: Tensors, z: int, h: int, n_ctx: int, d: int) -> Case:
+    q, k, v = (t.randn((z, h, n_ctx, d), "float16") for _ in range(3))
+    o, m = t.empty((z, h, n_ctx, d), "float16"), t.empty((z, h, n_ctx), "float32")
+    scale = d ** -0.5
+    st = [h * n_ctx * d, n_ctx * d, d, 1]
+    bm, bn = 128, 64
+
+    def check():
+        import torch
+
+        ref = torch.nn.functional.scaled_dot_product_attention(q, k, v, scale=scale)
+        return _rel_err(o, ref)
+
+    return Case("attention fwd fp16", f"B{z} H{h} L{n_ctx} D{d}",
+                example("fused_attention").attn_fwd_kernel, (tt.cdiv(n_ctx, bm), z * h, 1),
+                [q, k, v, scale, m, o, *st, *st, *st, *st, h, n_ctx],
+                {"HEAD_DIM": d, "BLOCK_M": bm, "BLOCK_N": bn, "CAUSAL": False, "num_warps": 8,
+                 "num_stages": 3}, [o, m], check, 1e-2, 4.0 * z * h * n_ctx * n_ctx * d,
+                "TFLOP/s")
+
+
+FAMILIES = ["vector_add", "softmax", "layer_norm", "matmul", "attention"]
+
+
+def cases(t: Tensors, quick: bool, only) -> List[Callable[[], Case]]:
+    """The issue's table (quick: smaller sizes). Cases are built lazily: one set of inputs
+    lives on the GPU at a time."""
+    q = quick
+    table = {
+        "vector_add": [lambda: vector_add(t, 1 << 24),
+                       lambda: vector_add(t, 1 << (20 if q else 28))],
+        "softmax": [lambda: softmax(t, 1024 if q else 4096, 4096, "float16"),
+                    lambda: softmax(t, 1024 if q else 8192, 8192, "bfloat16")],
+        "layer_norm": [lambda: layer_norm(t, 1024 if q else 4096, 4096)],
+        "matmul": [lambda: matmul(t, 1024 if q else 4096, "float16"),
+                   lambda: matmul(t, 2048 if q else 8192, "float16"),
+                   lambda: matmul(t, 1024 if q else 4096, "bfloat16"),
+                   lambda: matmul(t, 2048 if q else 8192, "bfloat16")],
+        "attention": [lambda: attention(t, 1 if q else 4, 4 if q else 32, 1024 if q else 4096,
+                                        128)],
+    }
+    return [c for fam in (only or FAMILIES) for c in table[fam]]
+
+
+def _poison(case: Case) -> None:
+    for o in case.outputs:
+        o.fill_(float("nan"))
+
+
+def _measure(case: Case, launch) -> dict:
+    import torch
+    from triton.testing import do_bench
+
+    _poison(case)
+    kernel = launch()
+    torch.cuda.synchronize()
+    err = case.check()
+    ms = do_bench(launch, warmup=25, rep=100, return_mode="median")
+    value = case.work / (ms * 1e-3) / (1e9 if case.unit == "GB/s" else 1e12)
+    return {"ms": ms, "err": err, "ok": err <= case.tol or (case.tol == 0 and err == 0),
+            "value": value, "kernel": kernel}
+
+
+def run_case(case: Case) -> dict:
+    from triton_tile.backends import ptx_gpu
+
+    meta_tile = dict(case.meta, enable_tile=True)
+    tile = _measure(case, lambda: case.kernel[case.grid](*case.args, **meta_tile))
+    twin = ptx_gpu.twin_of(case.kernel)
+    try:
+        stock = _measure(case, lambda: twin[case.grid](*case.args, **case.meta))
+    except Exception as e:  # keep the Tile numbers; say why Triton's are missing
+        print(f"  {case.name} {case.label}: stock Triton: {type(e).__name__}: {e}",
+              file=sys.stderr, flush=True)
+        stock = None
+    return {"tile": tile, "stock": stock, "path": tile["kernel"].metadata.path}
+
+
+def main(args) -> int:
+    t = Tensors(aot=args.aot)
+    if args.aot:
+        from triton_tile import knobs
+
+        if not knobs.target:
+            print("--aot needs TRITON_TILE_TARGET (e.g. sm_90)", file=sys.stderr)
+            return 2
+        for make in cases(t, args.quick, args.only):
+            c = make()
+            k = c.kernel.warmup(*c.args, grid=c.grid, enable_tile=True, **c.meta)
+            print(f"  {c.name:20s} {c.label:22s} -> {k.metadata.path} {k.metadata.target} "
+                  f"{len(k.asm.get('cubin', b''))} bytes of cubin", flush=True)
+        return 0
+    import torch
+    import triton
+
+    props = torch.cuda.get_device_properties(0)
+    print(f"triton_tile GPU benchmarks on {props.name} (sm_{props.major}{props.minor}), "
+          f"stock Triton {triton.__version__}, torch {torch.__version__}", flush=True)
+    header = ["kernel", "size", "path", "ok", "tile ms", "tile", "triton ms", "triton",
+              "ratio", "err tile/triton"]
+    rows, failures = [], []
+    for make in cases(t, args.quick, args.only):
+        c = make()
+        try:
+            r = run_case(c)
+        except Exception as e:  # one broken case must not hide the others' numbers
+            rows.append([c.name, c.label, "ERROR", "NO", "-", "-", "-", "-", "-",
+                         f"{type(e).__name__}: {str(e).splitlines()[0][:80]}"])
+            failures.append(c.name)
+            print(f"  {c.name} {c.label}: {type(e).__name__}: {e}", file=sys.stderr, flush=True)
+            continue
+        tile, stock = r["tile"], r["stock"] or {"ms": float("nan"), "value": float("nan"),
+                                                 "err": float("nan"), "ok": False}
+        ok = tile["ok"] and stock["ok"]
+        rows.append([c.name, c.label, r["path"], "yes" if ok else "NO", f"{tile['ms']:.3f}",
+                     f"{tile['value']:.1f} {c.unit}", f"{stock['ms']:.3f}",
+                     f"{stock['value']:.1f} {c.unit}", f"{stock['ms'] / tile['ms']:.2f}x",
+                     f"{tile['err']:.1e}/{stock['err']:.1e}"])
+        if not ok:
+            failures.append(c.name)
+        print(f"  measured {c.name} {c.label}", file=sys.stderr, flush=True)
+        del c, r
+        torch.cuda.empty_cache()
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
+    print("  ".join(h.ljust(w) for h, w in zip(header, widths)))
+    print("  ".join("-" * w for w in widths))
+    for r in rows:
+        print("  ".join(c.ljust(w) for c, w in zip(r, widths)))
+    print("ratio = stock Triton ms / Tile ms (same kernel source, grid and meta; "
+          "do_bench medians); path = what the Tile run took (ptx: it fell back)")
+    if failures:
+        print("wrong or failed: " + ", ".join(failures))
+    return 1 if (args.check and failures) else 0

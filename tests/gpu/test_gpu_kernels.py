@@ -1,0 +1,203 @@
+"""The kernel suite's representative bodies on CUDA arrays, on both GPU paths: vector add,
+softmax, reductions, dot/matmul, atomics, layer norm, attention; plus what only a GPU has
+(streams, cupy arrays, host/device mixing). References are float64 numpy on fresh random
+inputs; outputs are poisoned first (tests/tt_utils.py)."""
+
+import importlib.util
+import os
+import sys
+
+import numpy as np
+import pytest
+from tt_utils import numpy_random, poisoned
+
+import triton_tile as triton
+import triton_tile.language as tl
+
+EXAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples")
+
+
+def example(name):
+    key = f"triton_tile_example_{name}"
+    if key not in sys.modules:
+        spec = importlib.util.spec_from_file_location(key, os.path.join(EXAMPLES, name + ".py"))
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[key] = mod
+        spec.loader.exec_module(mod)
+    return sys.modules[key]
+
+
+def check_path(k, path):
+    """The kernel ran on the path asked for (a Tile fallback is loud, and allowed)."""
+    assert k.metadata.path in (path, "ptx"), k.metadata
+
+
+@pytest.mark.parametrize("n", [1000, 98_432, 1_000_003])
+def test_vector_add(n, dev, path, rng):
+    x, y = numpy_random(n, "float32", rng), numpy_random(n, "float32", rng)
+    dx, dy, dout = dev.to(x), dev.to(y), dev.to(poisoned(n, "float32"))
+    add = example("vector_add").add_kernel
+    k = dev.launch(add, (triton.cdiv(n, 1024),), dx, dy, dout, n, BLOCK_SIZE=1024)
+    check_path(k, path)
+    np.testing.assert_array_equal(dev.host(dout), x + y)
+
+
+@pytest.mark.parametrize("rows, cols", [(123, 781), (64, 1024)])
+def test_softmax(rows, cols, dev, path, rng):
+    x = (numpy_random((rows, cols), "float32", rng) * 3).astype(np.float32)
+    dx, dout = dev.to(x), dev.to(poisoned((rows, cols), "float32"))
+    mod = example("fused_softmax")
+    dev.launch(mod.softmax_kernel, (min(rows, 64),), dout, dx, cols, cols, rows, cols,
+               BLOCK_SIZE=triton.next_power_of_2(cols), num_stages=2)
+    np.testing.assert_allclose(dev.host(dout), mod.reference(x), rtol=1e-5, atol=1e-6)
+
+
+@triton.jit
+def _row_reduce_kernel(X, SUM, MAX, MIN, ARGMAX, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n_cols
+    x = tl.load(X + row * n_cols + cols, mask=mask, other=0)
+    lo = tl.load(X + row * n_cols + cols, mask=mask, other=-1e30)
+    hi = tl.load(X + row * n_cols + cols, mask=mask, other=1e30)
+    tl.store(SUM + row, tl.sum(x, axis=0))
+    tl.store(MAX + row, tl.max(lo, axis=0))
+    tl.store(MIN + row, tl.min(hi, axis=0))
+    tl.store(ARGMAX + row, tl.argmax(lo, axis=0))
+
+
+def test_row_reductions(dev, path, rng):
+    rows, cols = 37, 300
+    x = numpy_random((rows, cols), "float32", rng)
+    outs = [poisoned(rows, "float32") for _ in range(3)] + [poisoned(rows, "int32")]
+    douts = [dev.to(o) for o in outs]
+    dev.launch(_row_reduce_kernel, (rows,), dev.to(x), *douts, cols, BLOCK=512)
+    s, mx, mn, am = (dev.host(d) for d in douts)
+    np.testing.assert_allclose(s, x.astype(np.float64).sum(1), rtol=1e-5, atol=1e-4)
+    np.testing.assert_array_equal(mx, x.max(1))
+    np.testing.assert_array_equal(mn, x.min(1))
+    np.testing.assert_array_equal(am, x.argmax(1))
+
+
+@triton.jit
+def _dot_kernel(A, B, C, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    rm, rn, rk = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K)
+    a = tl.load(A + rm[:, None] * K + rk[None, :])
+    b = tl.load(B + rk[:, None] * N + rn[None, :])
+    tl.store(C + rm[:, None] * N + rn[None, :], tl.dot(a, b))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_dot(dtype, dev, path, rng):
+    M = N = K = 64
+    a = numpy_random((M, K), dtype, rng)
+    b = numpy_random((K, N), dtype, rng)
+    dc = dev.to(poisoned((M, N), "float32"))
+    dev.launch(_dot_kernel, (1,), dev.to(a), dev.to(b), dc, M, N, K)
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(dev.host(dc), ref, rtol=1e-3, atol=1e-3)
+
+
+def test_matmul(dev, path, rng):
+    M, N, K = 200, 136, 100
+    a = numpy_random((M, K), "float16", rng)
+    b = numpy_random((K, N), "float16", rng)
+    dc = dev.to(poisoned((M, N), "float16"))
+    mod = example("matmul")
+    grid = (triton.cdiv(M, 64) * triton.cdiv(N, 64),)
+    dev.launch(mod.matmul_kernel.fn, grid, dev.to(a), dev.to(b), dc, M, N, K, K, 1, N, 1, N, 1,
+               BLOCK_M=64, BLOCK_N=64, BLOCK_K=32, GROUP_M=8, ACTIVATION="", num_warps=4)
+    np.testing.assert_allclose(dev.host(dc).astype(np.float64), mod.reference(a, b),
+                               rtol=2e-3, atol=2e-3)
+
+
+@triton.jit
+def _histogram_kernel(X, BINS, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(X + offs, mask=mask, other=0)
+    tl.atomic_add(BINS + x, 1, mask=mask)
+    tl.atomic_max(BINS + 16 + offs * 0, x, mask=mask)
+
+
+def test_atomics(dev, path, rng):
+    n = 10_000
+    x = rng.integers(0, 16, size=n, dtype=np.int32)
+    dbins = dev.to(np.zeros(17, np.int32))
+    dev.launch(_histogram_kernel, (triton.cdiv(n, 256),), dev.to(x), dbins, n, BLOCK=256)
+    bins = dev.host(dbins)
+    np.testing.assert_array_equal(bins[:16], np.bincount(x, minlength=16))
+    assert bins[16] == x.max()
+
+
+def test_layer_norm(dev, path, rng):
+    M, N = 37, 1151
+    x = (numpy_random((M, N), "float32", rng) * 2 + 0.5).astype(np.float16)
+    w = rng.random(N).astype(np.float16)
+    b = rng.random(N).astype(np.float16)
+    mod = example("layer_norm")
+    dy, dmean, drstd = (dev.to(poisoned((M, N), "float16")), dev.to(poisoned(M, "float32")),
+                        dev.to(poisoned(M, "float32")))
+    dev.launch(mod.layer_norm_fwd_kernel, (M,), dev.to(x), dy, dev.to(w), dev.to(b), dmean,
+               drstd, N, N, 1e-5, BLOCK_SIZE=256)
+    y_ref, mean_ref, rstd_ref = mod.reference(x, w, b)
+    np.testing.assert_allclose(dev.host(dy).astype(np.float64), y_ref, rtol=4e-3, atol=4e-3)
+    np.testing.assert_allclose(dev.host(dmean), mean_ref, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(dev.host(drstd), rstd_ref, rtol=1e-5)
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_attention(causal, dev, path, rng):
+    Z, H, n_ctx, d = 1, 2, 256, 64
+    q, k, v = (numpy_random((Z, H, n_ctx, d), "float16", rng) for _ in range(3))
+    mod = example("fused_attention")
+    do = dev.to(poisoned((Z, H, n_ctx, d), "float16"))
+    dm = dev.to(poisoned((Z, H, n_ctx), "float32"))
+    st = [H * n_ctx * d, n_ctx * d, d, 1]
+    dev.launch(mod.attn_fwd_kernel, (triton.cdiv(n_ctx, 64), Z * H, 1), dev.to(q), dev.to(k),
+               dev.to(v), 0.5, dm, do, *st, *st, *st, *st, H, n_ctx, HEAD_DIM=d, BLOCK_M=64,
+               BLOCK_N=32, CAUSAL=causal)
+    o_ref, m_ref = mod.reference(q, k, v, causal, 0.5)
+    np.testing.assert_allclose(dev.host(do).astype(np.float64), o_ref, rtol=5e-3, atol=5e-3)
+    np.testing.assert_allclose(dev.host(dm), m_ref, rtol=1e-4, atol=1e-4)
+
+
+# --- what only a GPU has ----------------------------------------------------------------------
+
+
+def test_runs_on_the_current_torch_stream(dev, path, rng):
+    if dev.mode != "cuda":
+        pytest.skip("needs a GPU")
+    import torch
+
+    n = 1 << 20
+    x = numpy_random(n, "float32", rng)
+    dx, dout = dev.to(x), dev.to(poisoned(n, "float32"))
+    add = example("vector_add").add_kernel
+    s = torch.cuda.Stream()
+    with torch.cuda.stream(s):
+        dx.mul_(2)  # ordered before the kernel only on this stream
+        add[(triton.cdiv(n, 1024),)](dx, dx, dout, n, BLOCK_SIZE=1024)
+    s.synchronize()
+    np.testing.assert_array_equal(dout.cpu().numpy(), 4 * x)
+
+
+def test_cupy_arrays(dev, path, rng):
+    if dev.mode != "cuda":
+        pytest.skip("needs a GPU")
+    cp = pytest.importorskip("cupy")
+    n = 5000
+    x = numpy_random(n, "float32", rng)
+    cx, cout = cp.asarray(x), cp.full(n, cp.nan, dtype=cp.float32)
+    example("vector_add").add_kernel[(triton.cdiv(n, 1024),)](cx, cx, cout, n, BLOCK_SIZE=1024)
+    cp.cuda.get_current_stream().synchronize()
+    np.testing.assert_array_equal(cp.asnumpy(cout), 2 * x)
+
+
+def test_mixing_host_and_device_arrays_is_a_type_error(dev, path):
+    if dev.mode != "cuda":
+        pytest.skip("needs a GPU")
+    x = np.zeros(8, np.float32)
+    with pytest.raises(TypeError, match="add_kernel: argument 'x_ptr' is in host memory but "
+                                        "argument 'y_ptr' is on CUDA device 0"):
+        example("vector_add").add_kernel[(1,)](x, dev.to(x), dev.to(x), 8, BLOCK_SIZE=1024)

@@ -1,0 +1,168 @@
+"""The GPU backends, tested where there is no GPU: the launch ABI, the executor following the
+data, ahead-of-time compiles (TRITON_TILE_TARGET) and a cache that a GPU machine without
+tileiras hits unchanged (backends/tile_gpu.py), and the CUDA bindings failing cleanly."""
+
+import json
+import warnings
+
+import numpy as np
+import pytest
+
+import triton_tile as triton
+import triton_tile.language as tl
+from triton_tile import _core
+from triton_tile.backends import ptx_gpu, tile_gpu, tileiras
+from triton_tile.runtime.errors import TileFallbackWarning
+
+requires_tileiras = pytest.mark.skipif(tileiras.find_tileiras() is None,
+                                       reason="needs tileiras (pip install triton_tile[gpu])")
+
+
+@triton.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask),
+             mask=mask)
+
+
+class FakeCudaArray:
+    """A CUDA array as far as argument handling can tell (no memory behind it)."""
+
+    def __init__(self, n=1000, typestr="<f4", ptr=1 << 20):
+        self.__cuda_array_interface__ = {"shape": (n,), "typestr": typestr, "data": (ptr, False),
+                                         "version": 3}
+
+
+@pytest.fixture
+def gpu_machine(monkeypatch):
+    """Pretend device 0 is an sm_90 GPU (compiles only: nothing is loaded or launched)."""
+    monkeypatch.setattr(tile_gpu, "device_arch", lambda device: "sm_90")
+    monkeypatch.delenv("TRITON_TILE_TARGET", raising=False)
+
+
+def no_tileiras(monkeypatch):
+    monkeypatch.setattr(tileiras, "find_tileiras", lambda: None)
+
+    def refuse(*a, **k):
+        raise AssertionError("tileiras must not run")
+
+    monkeypatch.setattr(tileiras, "compile", refuse)
+
+
+def test_abi_signature():
+    types = ("*fp32", "i32", "constexpr", "u64", "fp32", "fp64", "fp16", "bf16", "u1",
+             ("i64", "*i8"), "tensordesc<fp16[64, 32]>")
+    assert tile_gpu.abi_signature(types) == "pqqfdhbqqp" + "pqqqq"
+    assert tile_gpu.abi_signature(("*fp32", "constexpr", "i32"), keep_constexpr=True) == "p-q"
+
+
+def test_cuda_bindings_without_a_driver():
+    if _core.cuda_available():
+        pytest.skip("a GPU machine")
+    with pytest.raises(_core.CudaError) as e:
+        _core.CudaKernel(b"\x7fELF", "k", 0, "p")
+    assert "libcuda" in e.value.args[0] and e.value.args[1] == 0
+    assert _core.cuda_image_rejected(221) and not _core.cuda_image_rejected(1)
+    assert len(_core.source_hash) == 64
+    assert triton.runtime.driver.active.get_current_target().backend == "cpu"
+
+
+def test_cuda_arrays_without_a_gpu_are_a_clear_error():
+    if _core.cuda_available():
+        pytest.skip("a GPU machine")
+    a = FakeCudaArray()
+    with pytest.raises(_core.CudaError, match="libcuda"):
+        add_kernel[(1,)](a, a, a, 1000, BLOCK=1024)
+
+
+def test_arrays_on_two_devices_are_a_type_error():
+    a, b = FakeCudaArray(), FakeCudaArray()
+    b.device = type("Dev", (), {"id": 1})()
+    with pytest.raises(TypeError, match=r"add_kernel: argument 'y_ptr' is on CUDA device 1 but "
+                                        r"argument 'x_ptr' is on CUDA device 0"):
+        add_kernel[(1,)](a, b, a, 1000, BLOCK=1024)
+
+
+@requires_tileiras
+def test_ahead_of_time_compile_then_a_gpu_machine_without_tileiras_hits(monkeypatch,
+                                                                          cache_dir,
+                                                                          gpu_machine):
+    # Ahead of time: TRITON_TILE_TARGET, dtypes standing in for arrays, no GPU.
+    monkeypatch.setenv("TRITON_TILE_TARGET", "sm_90")
+    monkeypatch.setenv("ENABLE_TILE", "1")
+    k = add_kernel.warmup(np.float32, np.float32, np.float32, 1000, BLOCK=1024, grid=(1,))
+    assert isinstance(k, tile_gpu.TileGPUKernel)
+    assert (k.metadata.path, k.metadata.target, k.signature) == ("tile", "sm_90", "pppq-")
+    assert {"ttir", "tileir", "tilebc", "cubin"} <= set(k.asm)
+    assert k.asm["cubin"].startswith(b"\x7fELF")
+    entry = cache_dir / k.hash
+    meta = json.loads((entry / "add_kernel.json").read_text())
+    assert meta["key_inputs"]["target"] == "sm_90"
+    assert meta["key_inputs"]["tileiras"] == tileiras.version()
+    assert "target" not in meta["key_inputs"]["env"]  # the knob enters only as the target
+    for stage in ("ttir", "tileir", "tilebc", "cubin"):
+        assert (entry / f"add_kernel.{stage}").is_file()
+    cubin, version = k.asm["cubin"], tileiras.version()
+
+    # The GPU machine: no TRITON_TILE_TARGET, tileiras absent (so its version comes from the
+    # cache), another tileiras location configured, CUDA arrays of the same specialization.
+    monkeypatch.delenv("TRITON_TILE_TARGET")
+    monkeypatch.setenv("TRITON_TILE_TILEIRAS", "/elsewhere/tileiras")
+    no_tileiras(monkeypatch)
+    add_kernel.cache.clear()
+    a = FakeCudaArray()
+    k2 = add_kernel.warmup(a, a, a, 1000, BLOCK=1024, grid=(1,))
+    assert isinstance(k2, tile_gpu.TileGPUKernel) and k2.asm["cubin"] == cubin
+    assert k2.hash == k.hash and k2.tileiras_version == version
+
+
+@requires_tileiras
+def test_a_new_tileiras_version_is_a_miss(monkeypatch, gpu_machine):
+    monkeypatch.setenv("ENABLE_TILE", "1")
+    a = FakeCudaArray()
+    k1 = add_kernel.warmup(a, a, a, 1000, BLOCK=1024, grid=(1,))
+    add_kernel.cache.clear()
+    monkeypatch.setattr(tile_gpu, "installed_tileiras_version", lambda: "tileiras V99.0.0")
+    k2 = add_kernel.warmup(a, a, a, 1000, BLOCK=1024, grid=(1,))
+    assert k2.hash != k1.hash and k2.tileiras_version == "tileiras V99.0.0"
+
+
+def test_no_tileiras_and_no_cache_falls_back_loudly(monkeypatch, gpu_machine):
+    monkeypatch.setenv("ENABLE_TILE", "1")
+    no_tileiras(monkeypatch)
+    a = FakeCudaArray()
+    with pytest.warns(TileFallbackWarning, match="tileiras is not installed"):
+        k = add_kernel.warmup(a, a, a, 999, BLOCK=512, grid=(1,))
+    assert isinstance(k, ptx_gpu.PTXGPUKernel)
+    assert (k.metadata.path, k.metadata.target) == ("ptx", "sm_90")
+    assert "tileir" in k.asm  # the conversion ran; only the cubin is missing
+    monkeypatch.setenv("TRITON_TILE_FALLBACK", "error")
+    add_kernel.cache.clear()
+    with pytest.raises(RuntimeError, match="TRITON_TILE_FALLBACK=error"):
+        add_kernel.warmup(a, a, a, 999, BLOCK=512, grid=(1,))
+
+
+def test_ptx_path_on_a_gpu_needs_stock_triton(monkeypatch, gpu_machine):
+    monkeypatch.setenv("ENABLE_TILE", "0")
+    monkeypatch.setattr(ptx_gpu, "stock_triton", _no_stock_triton)
+    a = FakeCudaArray()
+    k = add_kernel.warmup(a, a, a, 1000, BLOCK=1024, grid=(1,))
+    assert isinstance(k, ptx_gpu.PTXGPUKernel) and k.metadata.path == "ptx"
+    with pytest.raises(ImportError, match="pip install triton"):
+        add_kernel[(1,)](a, a, a, 1000, BLOCK=1024)
+
+
+def _no_stock_triton():
+    raise ImportError("stock Triton is not installed (test); " + ptx_gpu.INSTALL_HINT)
+
+
+def test_host_arrays_still_run_on_the_cpu_with_a_target_set(monkeypatch):
+    monkeypatch.setenv("TRITON_TILE_TARGET", "sm_90")
+    x = np.arange(100, dtype=np.float32)
+    out = np.full_like(x, np.nan)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TileFallbackWarning)
+        k = add_kernel[(1,)](x, x, out, 100, BLOCK=128)
+    assert k.metadata.target == "cpu"
+    np.testing.assert_array_equal(out, 2 * x)

@@ -1,0 +1,193 @@
+"""The PTX-style path on NVIDIA GPUs: the same Python function, compiled by stock Triton.
+
+With ENABLE_TILE unset (or when the Tile path falls back) a kernel launched on CUDA arrays is
+re-created from its own code object with `triton` and `tl` bound to stock Triton's modules:
+its globals (the names the code reads) and closure cells are translated, so jit functions it
+calls become stock twins too, `tl.constexpr` globals become stock constexprs, and our
+`triton_tile.X` modules become `triton.X`. The twin is launched with the same arguments, grid
+and options; stock Triton then does its own specialization, caching and launch, on torch's
+current stream.
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+import types
+from typing import Any, Dict
+
+from ..compiler import compiler as cc
+
+INSTALL_HINT = ("the PTX path on a GPU runs kernels through stock Triton: pip install triton "
+                "(with a CUDA build of torch), or use the Tile path (ENABLE_TILE=1)")
+# Launch options only triton_tile knows; stock Triton would reject them.
+_OURS_ONLY = frozenset({"enable_tile", "occupancy"})
+
+_TWINS: Dict[int, tuple] = {}  # id(our JITFunction) -> (ours, its cache_key, stock twin)
+_LOCK = threading.RLock()
+
+
+def stock_triton():
+    """Stock Triton's package, or an ImportError saying how to get it."""
+    try:
+        import triton
+        import triton.language  # noqa: F401
+    except ImportError as e:
+        raise ImportError(f"stock Triton is not installed ({e}); {INSTALL_HINT}") from None
+    return triton
+
+
+def to_stock(v: Any) -> Any:
+    """A compile-time value (global, closure cell or constexpr argument) in stock terms."""
+    triton = stock_triton()
+    if isinstance(v, type) and v.__module__.startswith("triton_tile."):
+        # A class of ours, e.g. the `tl.constexpr` of a parameter annotation.
+        return getattr(triton.language, v.__name__, v)
+    if isinstance(v, types.ModuleType):
+        name = v.__name__
+        if name == "triton_tile" or name.startswith("triton_tile."):
+            try:
+                return importlib.import_module("triton" + name[len("triton_tile"):])
+            except ImportError:
+                return v
+        return v
+    mod = type(v).__module__
+    if not mod.startswith("triton_tile"):
+        if isinstance(v, (tuple, list)) and not hasattr(v, "_fields"):
+            return type(v)(to_stock(x) for x in v)
+        return v
+    tl = triton.language
+    name = type(v).__name__
+    if name == "JITFunction":
+        return twin_of(v)
+    if name == "ConstexprFunction":
+        return triton.constexpr_function(v.fn)
+    if name == "constexpr":
+        return tl.constexpr(to_stock(v.value))
+    if name == "pointer_type":
+        return tl.pointer_type(to_stock(v.element_ty), v.address_space, v.const)
+    if name == "dtype":
+        return tl.dtype(v.name)
+    return v
+
+
+def twin_of(jit_fn):
+    """Stock Triton's JITFunction for our `jit_fn` (made once per source version)."""
+    triton = stock_triton()
+    with _LOCK:
+        hit = _TWINS.get(id(jit_fn))
+        if hit is not None and hit[0] is jit_fn and hit[1] == jit_fn.src:
+            return hit[2]
+        fn = jit_fn.fn
+        code = fn.__code__
+        # Only the names the code reads, plus the module's dunders; filled after the twin
+        # exists, so recursion (a kernel reaching itself) finds it.
+        scope: Dict[str, Any] = {k: v for k, v in fn.__globals__.items() if k.startswith("__")}
+        cells = None
+        if fn.__closure__:
+            cells = tuple(types.CellType() for _ in fn.__closure__)
+        f = types.FunctionType(code, scope, fn.__name__, fn.__defaults__, cells)
+        f.__kwdefaults__ = fn.__kwdefaults__
+        # `p: tl.constexpr` annotations were evaluated to our classes: stock ones mark them.
+        f.__annotations__ = {k: to_stock(a) for k, a in fn.__annotations__.items()}
+        f.__qualname__, f.__module__, f.__doc__ = fn.__qualname__, fn.__module__, fn.__doc__
+        twin = triton.jit(f, do_not_specialize=jit_fn.do_not_specialize or None,
+                          do_not_specialize_on_alignment=jit_fn.do_not_specialize_on_alignment
+                          or None, debug=jit_fn.debug, noinline=jit_fn.noinline or None)
+        if twin.src != jit_fn.src:  # a test templated our source: the twin follows it
+            twin._unsafe_update_src(jit_fn.src)
+        _TWINS[id(jit_fn)] = (jit_fn, jit_fn.src, twin)
+        for name in _names(code):
+            if name in fn.__globals__:
+                scope[name] = to_stock(fn.__globals__[name])
+        if cells:
+            for new, old in zip(cells, fn.__closure__):
+                try:
+                    new.cell_contents = to_stock(old.cell_contents)
+                except ValueError:  # an empty cell stays empty
+                    pass
+        return twin
+
+
+def _names(code) -> set:
+    """Global names a code object (and the code objects nested in it) may read."""
+    out = set(code.co_names)
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            out |= _names(c)
+    return out
+
+
+def _arg_to_stock(v: Any) -> Any:
+    """A launch argument as stock Triton takes it: torch tensors and Python scalars as they
+    are; other CUDA arrays as zero-copy torch tensors; our wrappers as stock ones."""
+    if v is None or isinstance(v, (int, float, bool)):
+        return v
+    mod = type(v).__module__
+    if mod.startswith("torch"):
+        return v
+    if mod.startswith("triton_tile"):
+        name = type(v).__name__
+        if name == "TensorWrapper":
+            return stock_triton().reinterpret(_arg_to_stock(v.base), to_stock(v.dtype))
+        if name == "TensorDescriptor":
+            from triton.tools.tensor_descriptor import TensorDescriptor
+
+            return TensorDescriptor(_arg_to_stock(v.base), v.shape, v.strides, v.block_shape,
+                                    padding=v.padding)
+        return to_stock(v)
+    if isinstance(v, tuple):
+        return type(v)(*map(_arg_to_stock, v)) if hasattr(v, "_fields") else \
+            tuple(map(_arg_to_stock, v))
+    if hasattr(v, "__cuda_array_interface__") or hasattr(v, "__dlpack__"):
+        import torch
+
+        return torch.as_tensor(v, device="cuda") if hasattr(v, "__cuda_array_interface__") \
+            else torch.from_dlpack(v)
+    return v
+
+
+class PTXGPUKernel(cc.CompiledKernel):
+    """A kernel on the GPU's PTX path: launches go to stock Triton's twin of the function.
+
+    `asm` holds what we compiled (on a Tile fallback: ttir, tileir) merged with the stages of
+    the stock kernel that last ran (ttir, ttgir, llir, ptx, cubin)."""
+
+    def __init__(self, jit_fn, spec, options, arch: str, asm=None, metadata=None):
+        md = dict(metadata) if metadata else cc.make_metadata(jit_fn.__name__, "", "ptx", None,
+                                                              options)
+        md.update(path="ptx", target=arch)
+        self._stock = None  # stock Triton's CompiledKernel of the last launch
+        super().__init__(jit_fn.__name__, dict(asm or {}), md, None, spec.param_types)
+        self._jit_fn = jit_fn
+
+    def launch_device(self, grid, runtime, buf, bound, opt_kw) -> None:
+        twin = twin_of(self._jit_fn)
+        args = [_arg_to_stock(a) for a in bound]
+        opts = {k: v for k, v in opt_kw.items() if k not in _OURS_ONLY}
+        self._stock = twin[grid](*args, **opts)
+
+    def launch(self, grid, args) -> None:
+        raise TypeError(f"kernel {self.name} runs on the GPU's PTX path; launch it with CUDA "
+                        "arrays")
+
+    @property
+    def stock_kernel(self):
+        return self._stock
+
+    @property
+    def asm(self):
+        stock = self._stock
+        return {**self._asm, **stock.asm} if stock is not None else self._asm
+
+    @asm.setter
+    def asm(self, value):
+        self._asm = value
+
+    @property
+    def n_regs(self):
+        stock = self._stock
+        return getattr(stock, "n_regs", 0) if stock is not None else 0
+
+
+__all__ = ["PTXGPUKernel", "twin_of", "to_stock", "stock_triton", "INSTALL_HINT"]

@@ -1,0 +1,292 @@
+"""The Tile IR path on NVIDIA GPUs.
+
+    TTIR --tile_stage--> Tile IR --_core.tile_to_bytecode--> asm['tilebc']
+         --tileiras (backends/tileiras.py)--> asm['cubin'] --_core.CudaKernel--> launch
+
+A launch whose arrays live on a GPU compiles for that GPU's arch (`sm_90` for cc 9.0); a
+`kernel.warmup(...)` with TRITON_TILE_TARGET set compiles for that arch with no GPU present
+(ahead of time). The kernel launches with grid = tile blocks, block = (1,1,1), no dynamic
+shared memory (docs/gpu_chain.md), one 8-byte parameter slot per kernel argument, on the
+current stream of the arrays' owner (torch's or cupy's; else the default stream).
+
+The on-disk cache (runtime/cache.py) keys a GPU kernel on everything a CPU kernel's key has,
+with the arch as the target, plus the tileiras version, in two steps:
+
+    base = cache_key(..., target=arch)          # no tileiras version in it
+    key  = sha256(base + tileiras --version)    # the entry: ttir, tileir, tilebc, cubin, json
+
+Where tileiras is installed its version is read (`--version`, once per process). Where it is
+not (a GPU machine running a cache built elsewhere), no version can be probed, so the versions
+come from the cache itself: `<cache>/tileiras_index/<base>.json` lists the tileiras versions
+that entries under this base were compiled by, and the newest entry that loads (its key and
+checksums verified) runs unchanged. Nothing else machine-specific enters either key: the
+compiler fingerprint hashes sources, not binaries, and TRITON_TILE_TARGET/TRITON_TILE_TILEIRAS
+enter only as the arch and the version.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import tempfile
+import threading
+from typing import Dict, List, Optional
+
+from .. import knobs
+from ..compiler import compiler as cc
+from ..compiler import tile_stage
+from ..runtime import cache as disk
+from ..runtime import specialize as sp
+from . import cpu, tileiras
+
+_ARCH: Dict[int, str] = {}
+_INDEX_LOCK = threading.Lock()
+
+
+def device_arch(device: int) -> str:
+    """`sm_XY` of CUDA device `device` (cubins are arch-exact)."""
+    arch = _ARCH.get(device)
+    if arch is None:
+        major, minor = cpu.core().cuda_compute_capability(device)
+        arch = _ARCH[device] = f"sm_{major}{minor}"
+    return arch
+
+
+def stream_of(buf: sp.DeviceBuffer) -> int:
+    """The stream a launch on `buf`'s data runs on: its owner's current stream."""
+    if buf.owner == "torch":
+        torch = sys.modules["torch"]
+        return torch._C._cuda_getCurrentRawStream(buf.device)
+    if buf.owner == "cupy":
+        return sys.modules["cupy"].cuda.get_current_stream().ptr
+    return 0
+
+
+# Kernel parameter kinds for _core.CudaKernel (csrc/python/bind_cuda.cpp): pointers 'p', every
+# integer width 'q' (its 64-bit two's complement; the driver reads the declared size), floats
+# by width.
+_FLOAT_KINDS = {"fp32": "f", "fp64": "d", "fp16": "h", "bf16": "b"}
+
+
+def abi_signature(param_types, keep_constexpr: bool = False) -> str:
+    """One kind character per kernel parameter, in order: constexprs dropped (or '-', which
+    the launcher skips), tuples flattened, a host TensorDescriptor expanded to base,
+    shape x r, strides x r."""
+    out: List[str] = []
+    for t in param_types:
+        if isinstance(t, tuple):
+            out.append(abi_signature(t))
+        elif t == "constexpr":
+            out.append("-" if keep_constexpr else "")
+        elif t.startswith("*"):
+            out.append("p")
+        elif t.startswith("tensordesc"):
+            rank = t[t.index("[") + 1:t.index("]")].count(",") + 1
+            out.append("p" + "q" * (2 * rank))
+        else:
+            out.append(_FLOAT_KINDS.get(t, "q"))
+    return "".join(out)
+
+
+# ------------------------------------------------------------------------------- the cache
+
+
+def installed_tileiras_version() -> Optional[str]:
+    """The full `tileiras --version` text, or None when no tileiras is installed."""
+    if tileiras.find_tileiras() is None:
+        return None
+    return tileiras.version()
+
+
+def entry_key(base: str, tileiras_version: str) -> str:
+    return hashlib.sha256(f"{base}\ntileiras:{tileiras_version}".encode()).hexdigest()
+
+
+def _index_path(base: str) -> str:
+    return os.path.join(knobs.cache_dir, "tileiras_index", base + ".json")
+
+
+def indexed_versions(base: str) -> List[str]:
+    """tileiras versions that compiled entries under `base`, most recent first."""
+    try:
+        with open(_index_path(base)) as f:
+            versions = json.load(f)["versions"]
+        return [v for v in reversed(versions) if isinstance(v, str)]
+    except (OSError, ValueError, KeyError, TypeError):
+        return []
+
+
+def _index_add(base: str, version: str) -> None:
+    path = _index_path(base)
+    with _INDEX_LOCK:
+        versions = [v for v in reversed(indexed_versions(base)) if v != version] + [version]
+        try:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
+            with os.fdopen(fd, "w") as f:
+                json.dump({"versions": versions}, f)
+            os.replace(tmp, path)
+        except OSError:  # an unwritable cache costs a recompile later, nothing else
+            pass
+
+
+# ----------------------------------------------------------------------------- compiling
+
+
+def compile_kernel(jit_fn, spec, options, arch: str):
+    """The kernel for a GPU launch or an ahead-of-time warmup for `arch`: the Tile path when
+    options ask for it and it can run, else (loudly, on fallback) stock Triton's PTX path."""
+    from . import ptx_gpu
+
+    if not options.enable_tile:
+        return ptx_gpu.PTXGPUKernel(jit_fn, spec, options, arch)
+    name = jit_fn.__name__
+    base, material = disk.cache_key(jit_fn, spec, options, target=arch)
+    version = installed_tileiras_version()
+    store = disk.DiskCache(knobs.cache_dir)
+    if not knobs.always_compile:
+        for v in [version] if version else indexed_versions(base):
+            entry = store.load(entry_key(base, v), name)
+            if entry is not None and "cubin" in entry["asm"]:
+                asm = {k: a for k, a in entry["asm"].items() if k != disk.LOCATED_TTIR}
+                return TileGPUKernel(jit_fn, spec, options, asm, entry["metadata"], v)
+    module, asm = _ttir(jit_fn, spec, options, name, base)
+    key = entry_key(base, version or "none")
+    tile = tile_stage.convert(module, name, options, arch=arch)
+    reason, bytecode = tile.reason, None
+    if tile.module is not None:
+        asm["tileir"] = tile.asm
+        cc._dump(name, key, "tileir", tile.asm)
+        bytecode = getattr(tile, "bytecode", None)  # the Tile stage may have encoded it
+        try:
+            bytecode = bytecode or cpu.core().tile_to_bytecode(tile.module)
+        except Exception as e:  # an op the bytecode writer cannot encode yet
+            reason = f"the bytecode writer cannot encode it: {e}"
+    if reason is None and version is None:
+        reason = (f"tileiras is not installed and the cache ({knobs.cache_dir}) holds no cubin "
+                  f"of this kernel for {arch}; install it ({tileiras.INSTALL_HINT}) or build "
+                  "the cache ahead of time with TRITON_TILE_TARGET set")
+    md = cc.make_metadata(name, key, "ptx" if reason else "tile", reason, options,
+                          tile.accesses)
+    md["target"] = arch
+    if reason:
+        tile_stage.fall_back(name, reason, module.func(name).location, stacklevel=6,
+                             runs_on="GPU: stock Triton")
+        return ptx_gpu.PTXGPUKernel(jit_fn, spec, options, arch, asm=asm, metadata=md)
+    asm["tilebc"] = bytecode
+    asm["cubin"] = tileiras.compile(bytecode, arch)
+    files = dict(asm, **{disk.LOCATED_TTIR: module.str(True)})
+    material = dict(material, tileiras=version)
+    if store.store(key, name, files, md, material):
+        _index_add(base, version)
+    return TileGPUKernel(jit_fn, spec, options, asm, md, version)
+
+
+def _ttir(jit_fn, spec, options, name: str, key: str):
+    from ..compiler.frontend import ast_to_ttir
+
+    module = ast_to_ttir(jit_fn, spec.signature, spec.constants, spec.attrs, options)
+    cc._dump(name, key, "source", str(module))
+    cpu.core().run_passes(module, cc.TTIR_PASSES)
+    asm = {"ttir": str(module)}
+    cc._dump(name, key, "ttir", asm["ttir"])
+    return module, asm
+
+
+# ------------------------------------------------------------------------------ the kernel
+
+
+class TileGPUKernel(cc.CompiledKernel):
+    """A Tile IR kernel compiled to a cubin; loaded on a device at its first launch there."""
+
+    def __init__(self, jit_fn, spec, options, asm, metadata, tileiras_version):
+        md = dict(metadata)
+        md["tile_accesses"] = tuple(tuple(a) for a in md.get("tile_accesses", ()))
+        super().__init__(md["name"], asm, md, None, spec.param_types)
+        self.tileiras_version = tileiras_version
+        # Without tuple or descriptor parameters (the usual case) the runtime's argument list
+        # maps one to one onto the signature, constexprs marked '-': launches pass it as is.
+        self._as_is = not any(isinstance(t, tuple) or t.startswith("tensordesc")
+                              for t in spec.param_types)
+        self.signature = abi_signature(spec.param_types, keep_constexpr=self._as_is)
+        self._spec = (jit_fn, spec, options)
+        self._cuda: Dict[int, object] = {}  # device -> _core.CudaKernel
+        self._fallback: Dict[int, object] = {}  # device -> PTX kernel, where the driver refuses
+
+    def _load(self, device: int):
+        """The _core.CudaKernel on `device`, or a PTXGPUKernel where the driver rejects it."""
+        kernel = self._cuda.get(device) or self._fallback.get(device)
+        if kernel is not None:
+            return kernel
+        core = cpu.core()
+        arch = device_arch(device)
+        if arch != self.metadata.target:
+            raise RuntimeError(f"kernel {self.name}: compiled for {self.metadata.target} but "
+                               f"CUDA device {device} is {arch} (cubins are arch-exact)")
+        try:
+            kernel = self._cuda[device] = core.CudaKernel(self.asm["cubin"], self.name, device,
+                                                          self.signature)
+        except core.CudaError as e:
+            if not (len(e.args) > 1 and core.cuda_image_rejected(e.args[1])):
+                raise
+            from . import ptx_gpu
+
+            # This driver cannot run tileiras cubins (reference/tileir.md §9.6): stock Triton.
+            tile_stage.fall_back(self.name, f"the CUDA driver rejects the cubin ({e.args[0]})",
+                                 f"load:{device}", runs_on="GPU: stock Triton")
+            kernel = self._fallback[device] = ptx_gpu.PTXGPUKernel(*self._spec, arch,
+                                                                   asm=self.asm)
+        return kernel
+
+    def launch_device(self, grid, runtime, buf, bound, opt_kw) -> None:
+        kernel = self._cuda.get(buf.device)
+        if kernel is None:
+            kernel = self._load(buf.device)
+            if buf.device in self._fallback:
+                kernel.launch_device(grid, runtime, buf, bound, opt_kw)
+                return
+        kernel.launch(grid[0], grid[1], grid[2], stream_of(buf),
+                      runtime if self._as_is else sp.flatten_runtime(runtime))
+
+    def launch(self, grid, args) -> None:
+        raise TypeError(f"kernel {self.name} was compiled for {self.metadata.target}; launch "
+                        "it with CUDA arrays")
+
+    def _init_handles(self):
+        """Loads the cubin on the current CUDA device (Triton's hook before n_regs is read)."""
+        torch = sys.modules.get("torch")
+        device = torch.cuda.current_device() if torch is not None else 0
+        self._load(device)
+
+    @property
+    def n_regs(self):
+        return next(iter(self._cuda.values())).n_regs if self._cuda else 0
+
+    def __getitem__(self, grid):
+        """`compiled[grid](*all_args)`: a direct launch (constexprs included and ignored)."""
+        grid3 = cc.normalize_grid(grid)
+
+        def runner(*args, stream=None, **_ignored):
+            if len(args) != len(self.param_types):
+                raise TypeError(f"{self.name}: expected {len(self.param_types)} arguments "
+                                f"(constexprs included), got {len(args)}")
+            vals = []
+            for i, (a, t) in enumerate(zip(args, self.param_types)):
+                try:
+                    vals.append(sp.runtime_value(a, t))
+                except sp.ArgError as e:
+                    raise e.exc_type(f"{self.name}: argument #{i} {e}") from None
+            buf = sp.launch_device([f"#{i}" for i in range(len(vals))], vals, self.name)
+            if buf is None:
+                raise TypeError(f"{self.name}: a GPU kernel needs CUDA arrays")
+            kernel = self._load(buf.device)
+            if buf.device in self._fallback:
+                raise RuntimeError(f"{self.name}: the driver rejects this cubin; launch through "
+                                   "the @jit function to run it on the PTX path")
+            flat = vals if self._as_is else sp.flatten_runtime(vals)
+            kernel.launch(*grid3, stream if stream is not None else stream_of(buf), flat)
+            return self
+
+        return runner
