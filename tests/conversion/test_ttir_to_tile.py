@@ -380,3 +380,18 @@ def test_wrapping_index_is_raised_under_a_runtime_condition():
     # the view when 0 <= start and start + 64 <= n, the original gather otherwise
     assert out.count("less_than_or_equal") == 2
     assert "load_view_tko" in out and "load_ptr_tko" in out
+
+
+def test_latency_hint_only_on_loads_and_stores():
+    body = """
+    %0 = tt.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32>
+    %1 = tt.splat %arg0 : !tt.ptr<f32> -> tensor<16x!tt.ptr<f32>>
+    %2 = tt.addptr %1, %0 : tensor<16x!tt.ptr<f32>>, tensor<16xi32>
+    %3 = tt.load %2 : tensor<16x!tt.ptr<f32>>
+    %4 = tt.atomic_rmw fadd, acq_rel, gpu, %2, %3 : (tensor<16x!tt.ptr<f32>>, tensor<16xf32>) -> tensor<16xf32>
+    tt.store %2, %4 : tensor<16x!tt.ptr<f32>>"""
+    r, out = convert(kernel(body), "k", num_stages=3)
+    atomic = [line for line in out.splitlines() if "atomic_rmw_tko" in line][0]
+    assert "optimization_hints" not in atomic
+    assert out.count("latency = 3 : i32") == 2
+    C.tile_to_bytecode(r.module)  # encodable

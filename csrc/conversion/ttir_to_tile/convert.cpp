@@ -164,7 +164,8 @@ private:
                {"operandSegmentSizes", Attribute::i32Array(std::move(segments))}};
     if (scope >= 0)
       a.emplace_back("memory_scope", i32Attr(scope));
-    if (opts_.numStages > 0)
+    // The latency hint exists on loads and stores only (Tile IR's atomics take no hints).
+    if (opts_.numStages > 0 && scope < 0)
       a.emplace_back("optimization_hints",
                      Attribute::dict(
                          {{kHintKey, Attribute::dict(
