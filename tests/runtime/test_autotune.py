@@ -274,3 +274,22 @@ def test_autotuner_warmup_compiles_every_config():
     x = np.zeros(32, np.int32)
     compiled = k.warmup(x, grid=(1,))
     assert len(compiled) == 2 and not x.any()
+
+
+def test_pre_hook_rebinding_an_argument_reaches_the_kernel():
+    """NVIDIA's 2-CTA advice for persistent kernels: a Config pre_hook halves NUM_SMS."""
+    seen = []
+
+    @triton.jit
+    def persistent(out_ptr, n, NUM_SMS: tl.constexpr):
+        tl.store(out_ptr + tl.program_id(0), NUM_SMS)
+
+    def halve(nargs):
+        nargs["NUM_SMS"] = nargs["NUM_SMS"] // nargs["num_ctas"]
+        seen.append(nargs["NUM_SMS"])
+
+    tuned = triton.autotune(
+        configs=[triton.Config({}, num_ctas=2, pre_hook=halve)], key=["n"])(persistent)
+    out = np.full(4, -1, np.int32)
+    tuned[(4,)](out, 4, NUM_SMS=132)
+    assert seen == [66] and (out == 66).all()

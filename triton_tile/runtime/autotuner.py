@@ -181,7 +181,8 @@ class Autotuner(KernelInterface):
                 config.pre_hook(full_nargs)
             self.pre_hook(full_nargs)
             try:
-                self.fn.run(*args, **current)
+                hooked_args, hooked_kwargs = self._after_hook(args, current, full_nargs)
+                self.fn.run(*hooked_args, **hooked_kwargs)
             except Exception as e:
                 try:
                     self.post_hook(full_nargs, exception=e)
@@ -231,13 +232,22 @@ class Autotuner(KernelInterface):
                   f"with key as {key},\n"
                   f"finished after {self.bench_time:.2f}s,\n"
                   f"best config selected: {config};")
-        full_nargs = {**self.nargs, **kwargs, **config.all_kwargs()}
+        current = {**kwargs, **config.all_kwargs()}
+        full_nargs = {**self.nargs, **current}
         if config.pre_hook is not None:
             config.pre_hook(full_nargs)
         try:
-            return self.fn.run(*args, **kwargs, **config.all_kwargs())
+            hooked_args, hooked_kwargs = self._after_hook(args, current, full_nargs)
+            return self.fn.run(*hooked_args, **hooked_kwargs)
         finally:
             self.nargs = None
+
+    def _after_hook(self, args, kwargs, full_nargs):
+        """The launch arguments after the pre-hooks: a hook that rebinds an argument in the
+        dict it gets (`nargs["NUM_SMS"] //= nargs["num_ctas"]`, NVIDIA's advice for 2-CTA
+        persistent kernels) changes what the kernel receives, as it reads."""
+        hooked = tuple(full_nargs.get(name, a) for name, a in zip(self.arg_names, args))
+        return hooked, {k: full_nargs.get(k, v) for k, v in kwargs.items()}
 
     def prune_configs(self, kwargs) -> List[Config]:
         pruned = self.configs
