@@ -18,7 +18,8 @@ import time
 import traceback
 from typing import List, Optional
 
-EXAMPLES = ["vector_add", "fused_softmax", "matmul", "layer_norm", "fused_attention"]
+EXAMPLES = ["vector_add", "fused_softmax", "matmul", "layer_norm", "fused_attention",
+            "matmul_tma"]
 
 
 def find_examples(explicit: Optional[str] = None) -> Optional[str]:

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 EXAMPLES_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples")
-NAMES = ["vector_add", "fused_softmax", "matmul", "layer_norm", "fused_attention"]
+NAMES = ["vector_add", "fused_softmax", "matmul", "layer_norm", "fused_attention", "matmul_tma"]
 
 
 def load(name):
@@ -82,3 +82,15 @@ def test_demo_contract(name):
     assert isinstance(r["size"], str) and r["size"]
     assert r["ms"] > 0 and math.isfinite(r["ms"])
     assert r["metric"] > 0 and math.isfinite(r["metric"])
+
+
+@pytest.mark.parametrize("m, n, k", [(200, 136, 96), (64, 64, 64), (33, 264, 80)])
+def test_matmul_tma_persistent(m, n, k):
+    """Host descriptors whose block shapes an autotune pre_hook sets per config."""
+    _assert_ok(load("matmul_tma").check(m, n, k), f"matmul_tma {m}x{n}x{k}")
+
+
+def test_matmul_tma_rejects_unaligned_strides():
+    # TMA needs 16-byte aligned leading strides: 257 fp16 columns are 514 bytes.
+    with pytest.raises(ValueError, match="multiple of 16"):
+        load("matmul_tma").check(33, 257, 80)
