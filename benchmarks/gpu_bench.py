@@ -144,6 +144,27 @@ def matmul(t: Tensors, size: int, dtype: str) -> Case:
                 2.0 * size ** 3, "TFLOP/s")
 
 
+def matmul_tma(t: Tensors, size: int, dtype: str) -> Case:
+    """The persistent descriptor matmul (examples/matmul_tma.py) at one fixed config."""
+    from triton_tile.tools.tensor_descriptor import TensorDescriptor
+
+    a, b = t.randn((size, size), dtype), t.randn((size, size), dtype)
+    c = t.empty((size, size), dtype)
+    bm, bn, bk, sms = 128, 128, 64, 132
+    descs = [TensorDescriptor.from_tensor(x, shape)
+             for x, shape in ((a, [bm, bk]), (b, [bk, bn]), (c, [bm, bn]))]
+    tiles = tt.cdiv(size, bm) * tt.cdiv(size, bn)
+
+    def check():
+        return _rel_err(c, (a.float() @ b.float()))
+
+    short = {"float16": "fp16", "bfloat16": "bf16"}[dtype]
+    return Case(f"matmul TMA {short}", f"{size}^3", example("matmul_tma").matmul_tma_kernel.fn,
+                (min(sms, tiles),), [*descs, size, size, size, sms],
+                {"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "num_warps": 8, "num_stages": 3},
+                [c], check, 1e-2, 2.0 * size ** 3, "TFLOP/s")
+
+
 def attention(t: Tensors, z: int, h: int, n_ctx: int, d: int) -> Case:
     q, k, v = (t.randn((z, h, n_ctx, d), "float16") for _ in range(3))
     o, m = t.empty((z, h, n_ctx, d), "float16"), t.empty((z, h, n_ctx), "float32")
@@ -165,12 +186,13 @@ def attention(t: Tensors, z: int, h: int, n_ctx: int, d: int) -> Case:
                 "TFLOP/s")
 
 
-FAMILIES = ["vector_add", "softmax", "layer_norm", "matmul", "attention"]
+FAMILIES = ["vector_add", "softmax", "layer_norm", "matmul", "matmul_tma", "attention"]
 
 # Tile IR's own tuning knob (NVIDIA: "occupancy (critical)"; num_warps is ignored there): each
 # Tile case also runs with these occupancy hints, and the table shows the default and the best.
 TILE_OCCUPANCY = {"vector add fp32": [], "softmax fp16": [2, 4, 8], "softmax bf16": [2, 4, 8],
                   "layer norm fp16": [2, 4, 8], "matmul fp16": [2], "matmul bf16": [2],
+                  "matmul TMA fp16": [2],
                   "attention fwd fp16": [2]}
 
 
@@ -192,6 +214,8 @@ def cases(t: Tensors, quick: bool, only) -> List[Callable[[], Case]]:
                    lambda: matmul(t, 2048 if q else 8192, "float16"),
                    lambda: matmul(t, 1024 if q else 4096, "bfloat16"),
                    lambda: matmul(t, 2048 if q else 8192, "bfloat16")],
+        "matmul_tma": [lambda: matmul_tma(t, 1024 if q else 4096, "float16"),
+                       lambda: matmul_tma(t, 2048 if q else 8192, "float16")],
         "attention": [lambda: attention(t, 1 if q else 4, 4 if q else 32, 1024 if q else 4096,
                                         128)],
     }
@@ -229,8 +253,9 @@ def run_case(case: Case) -> dict:
     tile = tiles[0]
     best = min((t for t in tiles if t["ok"]), key=lambda t: t["ms"], default=tile)
     twin = ptx_gpu.twin_of(case.kernel)
+    stock_args = [ptx_gpu._arg_to_stock(a) for a in case.args]  # host descriptors: Triton's
     try:
-        stock = _measure(case, lambda: twin[case.grid](*case.args, **case.meta))
+        stock = _measure(case, lambda: twin[case.grid](*stock_args, **case.meta))
     except Exception as e:  # keep the Tile numbers; say why Triton's are missing
         print(f"  {case.name} {case.label}: stock Triton: {type(e).__name__}: {e}",
               file=sys.stderr, flush=True)

@@ -55,7 +55,8 @@ def main(argv=None) -> int:
                     help="with --device cuda: only compile the Tile kernels for "
                          "TRITON_TILE_TARGET (no GPU needed; fills the kernel cache)")
     ap.add_argument("--quick", action="store_true", help="smaller sizes, shorter timing")
-    ap.add_argument("--only", nargs="*", choices=sorted(set(SCRIPTS) | {"attention"}))
+    ap.add_argument("--only", nargs="*",
+                    choices=sorted(set(SCRIPTS) | {"attention", "matmul_tma"}))
     ap.add_argument("--no-interp", action="store_true", help="skip Triton's interpreter")
     ap.add_argument("--check", action="store_true", help="exit 1 if a target is missed")
     args = ap.parse_args(argv)
