@@ -196,8 +196,39 @@ TILE_OCCUPANCY = {"vector add fp32": [], "softmax fp16": [2, 4, 8], "softmax bf1
                   "attention fwd fp16": [2]}
 
 
+# And with views off (TRITON_TILE_RAISE_VIEWS=0): every access a pointer gather/scatter, as
+# NVIDIA's backend emits them; the gap is what raising to views buys.
+POINTER_VARIANT = {"env": {"TRITON_TILE_RAISE_VIEWS": "0"}}
+
+
 def tile_variants(case: Case) -> List[dict]:
-    return [{}] + [{"occupancy": o} for o in TILE_OCCUPANCY.get(case.name, [])]
+    occ = [{"occupancy": o} for o in TILE_OCCUPANCY.get(case.name, [])]
+    return [{}] + occ + [POINTER_VARIANT]
+
+
+def _config_name(extra: dict) -> str:
+    if "env" in extra:
+        return "pointers"
+    return ",".join(f"{k}={v}" for k, v in extra.items()) or "default"
+
+
+class _Env:
+    """Sets a variant's environment knobs for the duration of a block."""
+
+    def __init__(self, env: dict):
+        self.env, self.saved = env, {}
+
+    def __enter__(self):
+        for k, v in self.env.items():
+            self.saved[k] = os.environ.get(k)
+            os.environ[k] = v
+
+    def __exit__(self, *exc):
+        for k, v in self.saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
 
 
 def cases(t: Tensors, quick: bool, only) -> List[Callable[[], Case]]:
@@ -246,12 +277,16 @@ def run_case(case: Case) -> dict:
 
     tiles = []
     for extra in tile_variants(case):
-        meta_tile = dict(case.meta, enable_tile=True, **extra)
-        r = _measure(case, lambda m=meta_tile: case.kernel[case.grid](*case.args, **m))
-        r["config"] = ",".join(f"{k}={v}" for k, v in extra.items()) or "default"
+        meta_tile = dict(case.meta, enable_tile=True,
+                         **{k: v for k, v in extra.items() if k != "env"})
+        with _Env(extra.get("env", {})):
+            r = _measure(case, lambda m=meta_tile: case.kernel[case.grid](*case.args, **m))
+        r["config"] = _config_name(extra)
         tiles.append(r)
     tile = tiles[0]
-    best = min((t for t in tiles if t["ok"]), key=lambda t: t["ms"], default=tile)
+    views = [t for t in tiles if t["config"] != "pointers"]
+    best = min((t for t in views if t["ok"]), key=lambda t: t["ms"], default=tile)
+    pointers = next(t for t in tiles if t["config"] == "pointers")
     twin = ptx_gpu.twin_of(case.kernel)
     stock_args = [ptx_gpu._arg_to_stock(a) for a in case.args]  # host descriptors: Triton's
     try:
@@ -260,7 +295,8 @@ def run_case(case: Case) -> dict:
         print(f"  {case.name} {case.label}: stock Triton: {type(e).__name__}: {e}",
               file=sys.stderr, flush=True)
         stock = None
-    return {"tile": tile, "best": best, "stock": stock, "path": tile["kernel"].metadata.path}
+    return {"tile": tile, "best": best, "pointers": pointers, "stock": stock,
+            "path": tile["kernel"].metadata.path}
 
 
 def main(args) -> int:
@@ -274,7 +310,9 @@ def main(args) -> int:
         for make in cases(t, args.quick, args.only):
             c = make()
             for extra in tile_variants(c):
-                k = c.kernel.warmup(*c.args, grid=c.grid, enable_tile=True, **c.meta, **extra)
+                meta = {k: v for k, v in extra.items() if k != "env"}
+                with _Env(extra.get("env", {})):
+                    k = c.kernel.warmup(*c.args, grid=c.grid, enable_tile=True, **c.meta, **meta)
                 print(f"  {c.name:20s} {c.label:22s} {str(extra):18s} -> {k.metadata.path} "
                       f"{k.metadata.target} {len(k.asm.get('cubin', b''))} bytes of cubin",
                       flush=True)
@@ -286,14 +324,14 @@ def main(args) -> int:
     print(f"triton_tile GPU benchmarks on {props.name} (sm_{props.major}{props.minor}), "
           f"stock Triton {triton.__version__}, torch {torch.__version__}", flush=True)
     header = ["kernel", "size", "path", "ok", "tile ms", "tile", "triton ms", "triton",
-              "ratio", "best tile (config)", "best ratio", "err tile/triton"]
+              "ratio", "best tile (config)", "best ratio", "tile w/o views", "err tile/triton"]
     rows, failures = [], []
     for make in cases(t, args.quick, args.only):
         c = make()
         try:
             r = run_case(c)
         except Exception as e:  # one broken case must not hide the others' numbers
-            rows.append([c.name, c.label, "ERROR", "NO", "-", "-", "-", "-", "-", "-", "-",
+            rows.append([c.name, c.label, "ERROR", "NO", "-", "-", "-", "-", "-", "-", "-", "-",
                          f"{type(e).__name__}: {str(e).splitlines()[0][:80]}"])
             failures.append(c.name)
             print(f"  {c.name} {c.label}: {type(e).__name__}: {e}", file=sys.stderr, flush=True)
@@ -306,6 +344,7 @@ def main(args) -> int:
                      f"{stock['value']:.1f} {c.unit}", f"{stock['ms'] / tile['ms']:.2f}x",
                      f"{r['best']['value']:.1f} ({r['best']['config']})",
                      f"{stock['ms'] / r['best']['ms']:.2f}x",
+                     f"{r['pointers']['value']:.1f}" + ("" if r["pointers"]["ok"] else " WRONG"),
                      f"{tile['err']:.1e}/{stock['err']:.1e}"])
         if not ok:
             failures.append(c.name)
@@ -319,7 +358,8 @@ def main(args) -> int:
         print("  ".join(c.ljust(w) for c, w in zip(r, widths)))
     print("ratio = stock Triton ms / Tile ms (same kernel source, grid and meta; "
           "do_bench medians); path = what the Tile run took (ptx: it fell back); best = the "
-          "fastest correct Tile run over the occupancy hints in TILE_OCCUPANCY")
+          "fastest correct Tile run over the occupancy hints in TILE_OCCUPANCY; w/o views = "
+          "TRITON_TILE_RAISE_VIEWS=0 (pointer gathers, as NVIDIA's backend)")
     if failures:
         print("wrong or failed: " + ", ".join(failures))
     return 1 if (args.check and failures) else 0

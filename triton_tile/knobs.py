@@ -144,6 +144,9 @@ class Knobs(types.ModuleType):
                          "approximate math on the Tile path", changes_code=True)
     enable_ftz = _Env("TILEIR_ENABLE_FTZ", _parse_bool, False,
                       "flush denormals to zero on the Tile path", changes_code=True)
+    raise_views = _Env("TRITON_TILE_RAISE_VIEWS", _parse_bool, True,
+                       "raise pointer loads/stores to Tile IR views (0: gathers, as NVIDIA's "
+                       "backend emits; for comparisons)", changes_code=True)
     check = _Env("TRITON_TILE_CHECK", _parse_bool, False,
                  "report accesses Tile IR's memory model would leave unordered",
                  changes_code=True)

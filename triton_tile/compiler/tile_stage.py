@@ -38,6 +38,7 @@ def tile_options(options, alias_classes=(), arch=None):
     o.num_ctas = options.num_ctas
     o.num_stages = options.num_stages
     o.arch = arch or knobs.target or "sm_90"
+    o.raise_views = knobs.raise_views
     o.alias_classes = [list(c) for c in alias_classes]
     return o
 
