@@ -12,7 +12,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CACHE=${1:-.gpu_cache}
-grep -qxF "/$CACHE/" .git/info/exclude 2>/dev/null || echo "/$CACHE/" >> .git/info/exclude
+exclude=$(git rev-parse --git-path info/exclude)  # (a worktree's .git is a file)
+grep -qxF "/$CACHE/" "$exclude" 2>/dev/null || echo "/$CACHE/" >> "$exclude"
 
 # The C++ core must be built from these sources: its source hash is part of every key.
 flock /tmp/tt_build.lock sh -c 'cmake -S . -B build -G Ninja >/dev/null && ninja -C build' \
