@@ -199,17 +199,25 @@ TILE_OCCUPANCY = {"vector add fp32": [], "softmax fp16": [2, 4, 8], "softmax bf1
 # And with views off (TRITON_TILE_RAISE_VIEWS=0): every access a pointer gather/scatter, as
 # NVIDIA's backend emits them; the gap is what raising to views buys.
 POINTER_VARIANT = {"env": {"TRITON_TILE_RAISE_VIEWS": "0"}}
+# And views without their guarding branches (TRITON_TILE_VIEW_GUARDS=0: a measurement of what
+# the branches cost; these inputs never hit an empty or wrapping box).
+UNGUARDED = {"env": {"TRITON_TILE_VIEW_GUARDS": "0"}}
 
 
 def tile_variants(case: Case) -> List[dict]:
     occ = [{"occupancy": o} for o in TILE_OCCUPANCY.get(case.name, [])]
-    return [{}] + occ + [POINTER_VARIANT]
+    best_occ = occ[-1:] if case.name.startswith(("softmax", "layer")) else occ
+    unguarded = [UNGUARDED] + [dict(UNGUARDED, occupancy=o["occupancy"]) for o in best_occ]
+    return [{}] + occ + [POINTER_VARIANT] + unguarded
 
 
 def _config_name(extra: dict) -> str:
-    if "env" in extra:
+    if extra.get("env") == POINTER_VARIANT["env"]:
         return "pointers"
-    return ",".join(f"{k}={v}" for k, v in extra.items()) or "default"
+    parts = [f"{k}={v}" for k, v in extra.items() if k != "env"]
+    if extra.get("env") == UNGUARDED["env"]:
+        parts.insert(0, "unguarded")
+    return ",".join(parts) or "default"
 
 
 class _Env:

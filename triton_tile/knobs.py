@@ -147,6 +147,9 @@ class Knobs(types.ModuleType):
     raise_views = _Env("TRITON_TILE_RAISE_VIEWS", _parse_bool, True,
                        "raise pointer loads/stores to Tile IR views (0: gathers, as NVIDIA's "
                        "backend emits; for comparisons)", changes_code=True)
+    view_guards = _Env("TRITON_TILE_VIEW_GUARDS", _parse_bool, True,
+                       "0 (measurements only, unsafe): no branch around view accesses that "
+                       "may be empty, out of range or wrap", changes_code=True)
     check = _Env("TRITON_TILE_CHECK", _parse_bool, False,
                  "report accesses Tile IR's memory model would leave unordered",
                  changes_code=True)

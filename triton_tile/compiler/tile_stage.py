@@ -39,6 +39,7 @@ def tile_options(options, alias_classes=(), arch=None):
     o.num_stages = options.num_stages
     o.arch = arch or knobs.target or "sm_90"
     o.raise_views = knobs.raise_views
+    o.guard_views = knobs.view_guards
     o.alias_classes = [list(c) for c in alias_classes]
     return o
 

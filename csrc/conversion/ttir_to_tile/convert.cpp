@@ -526,7 +526,7 @@ private:
     Value *guard;
     Value *view = makeView(plan, t.element(), pad, guard);
     return branchOn(
-        guard, {t},
+        opts_.guardViews ? guard : nullptr, {t},
         [&]() -> std::vector<Value *> {
           std::vector<Value *> ops = {view};
           for (size_t d = 0; d < plan.tile.size(); ++d)
@@ -542,7 +542,7 @@ private:
     Value *guard;
     Value *view = makeView(plan, o.operand(1)->type.element(), Padding::None, guard);
     branchOn(
-        guard, {},
+        opts_.guardViews ? guard : nullptr, {},
         [&]() -> std::vector<Value *> {
           std::vector<Value *> ops = {get(o.operand(1)), view};
           for (size_t d = 0; d < plan.tile.size(); ++d)
@@ -576,7 +576,7 @@ private:
     const Value *other = o.numOperands() > 2 ? o.operand(2) : nullptr;
     Padding pad = paddingFor(other, t.element(), needsSelect);
     Value *loaded = branchOn(
-        planConditions(*plan), {t},
+        opts_.guardViews ? planConditions(*plan) : nullptr, {t},
         [&]() -> std::vector<Value *> {
           Value *v = viewLoad(o, *plan, pad);
           if (needsSelect)
@@ -633,7 +633,7 @@ private:
       return;
     }
     branchOn(
-        planConditions(*plan), {},
+        opts_.guardViews ? planConditions(*plan) : nullptr, {},
         [&]() -> std::vector<Value *> {
           viewStore(o, *plan);
           return {};
@@ -811,7 +811,7 @@ private:
   Operation *boxBranch(const Box &a, const std::vector<Type> &results,
                        const std::function<std::vector<Value *>()> &viaView,
                        const std::function<std::vector<Value *>()> &viaPointers) {
-    Value *cond = boxInRange(a);
+    Value *cond = opts_.guardViews ? boxInRange(a) : nullptr;
     if (!cond) {
       auto vals = viaView();
       (void)vals;

@@ -26,6 +26,9 @@ struct TileOptions {
   int numStages = 0;   // latency hint on memory ops when > 0 (clamped to 1..10)
   std::string arch = "sm_90";
   bool raiseViews = true;
+  // Measurement only (TRITON_TILE_VIEW_GUARDS=0): no branch around view accesses whose box may
+  // be empty, out of range or wrap (Tile IR leaves those undefined): wrong answers when they do.
+  bool guardViews = true;
   // Pointer arguments known at launch to alias (same address); each inner vector is one class
   // of argument indices. Accesses through one class are ordered as one buffer.
   std::vector<std::vector<int>> aliasClasses;
