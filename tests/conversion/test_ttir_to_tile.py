@@ -395,3 +395,22 @@ def test_latency_hint_only_on_loads_and_stores():
     assert "optimization_hints" not in atomic
     assert out.count("latency = 3 : i32") == 2
     C.tile_to_bytecode(r.module)  # encodable
+
+
+def test_divisibility_assumes_keep_accesses_in_their_buffers_class():
+    # The specialization's tt.divisibility becomes `assume div_by` on the arguments; accesses
+    # through them must still be told apart (a store to one buffer does not wait on a load of
+    # another), or every access would be serialized.
+    body = """
+    %0 = tt.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32>
+    %1 = tt.splat %arg0 : !tt.ptr<f32> -> tensor<16x!tt.ptr<f32>>
+    %2 = tt.addptr %1, %0 : tensor<16x!tt.ptr<f32>>, tensor<16xi32>
+    %3 = tt.load %2 : tensor<16x!tt.ptr<f32>>
+    %4 = tt.splat %arg1 : !tt.ptr<f32> -> tensor<16x!tt.ptr<f32>>
+    %5 = tt.addptr %4, %0 : tensor<16x!tt.ptr<f32>>, tensor<16xi32>
+    tt.store %5, %3 : tensor<16x!tt.ptr<f32>>"""
+    args = ("%arg0: !tt.ptr<f32> {tt.divisibility = 16 : i32}, "
+            "%arg1: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %arg2: i32")
+    r, out = convert(kernel(body, args=args), "k")
+    assert out.count("assume div_by<16>") == 2
+    assert "token=" not in out  # the store orders after nothing: different buffers

@@ -97,7 +97,7 @@ private:
     const std::string &n = d->name();
     if (n == "cuda_tile.offset" || n == "cuda_tile.broadcast" || n == "cuda_tile.reshape" ||
         n == "cuda_tile.make_tensor_view" || n == "cuda_tile.make_partition_view" ||
-        n == "cuda_tile.permute" || n == "cuda_tile.ptr_to_ptr")
+        n == "cuda_tile.permute" || n == "cuda_tile.ptr_to_ptr" || n == "cuda_tile.assume")
       return root(d->operand(0), depth + 1);
     return kUniversal;
   }
