@@ -414,3 +414,20 @@ def test_divisibility_assumes_keep_accesses_in_their_buffers_class():
     r, out = convert(kernel(body, args=args), "k")
     assert out.count("assume div_by<16>") == 2
     assert "token=" not in out  # the store orders after nothing: different buffers
+
+
+def test_default_occupancy_hint_by_kernel_class():
+    from triton_tile.compiler import tile_stage
+
+    class Options:
+        occupancy, num_ctas, num_stages = None, 1, 0
+
+    ttir = C.parse_ttir(VADD, "v.ttir")
+    out = C.print_tile(tile_stage.convert(ttir, "vadd", Options()).module)
+    assert "occupancy = 4 : i32" in out  # memory-bound: 4 CTAs per SM unless told otherwise
+    Options.occupancy = 1
+    out = C.print_tile(tile_stage.convert(ttir, "vadd", Options()).module)
+    assert "occupancy = 1 : i32" in out  # the user's hint wins
+    m = C.parse_ttir(MATMUL_K_LOOP, "mm.ttir")
+    Options.occupancy = None
+    assert "occupancy = 2 : i32" in C.print_tile(tile_stage.convert(m, "mm", Options()).module)

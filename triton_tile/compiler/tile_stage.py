@@ -28,13 +28,23 @@ class TileResult(NamedTuple):
     accesses: List[Tuple[str, str, bool, str]]  # (op, location, raised to a view?, detail)
 
 
-def tile_options(options, alias_classes=(), arch=None):
+# Without an occupancy hint Tile IR runs one CTA per SM. Measured on an H200 (see
+# docs/gpu_perf_notes.md), 4 is 2.5x faster on softmax and layer norm and 2 doubles matmul:
+# NVIDIA's advice (1-2 for dot kernels, 4-8 for memory-bound ones) with numbers behind it.
+DEFAULT_OCCUPANCY = {"dot": 2, "other": 4}
+
+
+def default_occupancy(ttir_text: str) -> int:
+    return DEFAULT_OCCUPANCY["dot" if "tt.dot " in ttir_text else "other"]
+
+
+def tile_options(options, alias_classes=(), arch=None, ttir_text: str = ""):
     """The conversion's options from the launch options and the environment knobs; `arch` is
     the GPU compiled for (a GPU launch's device), else TRITON_TILE_TARGET or sm_90."""
     o = cpu.core().TileOptions()
     o.approx = knobs.enable_approx
     o.ftz = knobs.enable_ftz
-    o.occupancy = options.occupancy or 0
+    o.occupancy = options.occupancy or (default_occupancy(ttir_text) if ttir_text else 0)
     o.num_ctas = options.num_ctas
     o.num_stages = options.num_stages
     o.arch = arch or knobs.target or "sm_90"
@@ -49,7 +59,8 @@ def convert(ttir, name: str, options, alias_classes=(), arch=None) -> TileResult
     core = cpu.core()
     module = ttir.clone()
     core.run_passes(module, TILE_PASSES)
-    r = core.convert_to_tile(module, name, tile_options(options, alias_classes, arch))
+    r = core.convert_to_tile(module, name,
+                             tile_options(options, alias_classes, arch, str(module)))
     if r.unsupported:
         op, loc, why = r.unsupported[0]
         more = f" (and {len(r.unsupported) - 1} more)" if len(r.unsupported) > 1 else ""
