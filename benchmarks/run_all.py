@@ -7,7 +7,9 @@
 The interpreter runs each script in a subprocess (TRITON_INTERPRET is read when kernels are
 decorated) on a small size; its time is scaled linearly by the amount of work to the full
 size. ratio = numpy ms / ours ms (above 1: faster than numpy); speedup = interpreter ms /
-ours ms. With --check, the exit code says whether every target below was met.
+ours ms. "ours" is the PTX-style path (the TTIR executor); "tile ms" is the same kernel on the
+Tile IR path (ENABLE_TILE=1: the CPU tile executor), and tile/ptx their ratio (at most 1: the
+Tile path is as fast). With --check, the exit code says whether every target below was met.
 """
 
 import argparse
@@ -76,15 +78,26 @@ def main(argv=None) -> int:
     print(f"triton_tile benchmarks on cpu, {knobs.num_threads} threads"
           + ("" if interp else "; Triton interpreter: not installed (pip install triton torch)"
              if not args.no_interp else ""))
-    header = ["kernel", "size", "ok", "ours ms", "numpy ms", "ratio", "ours", "interp ms",
-              "speedup"]
+    header = ["kernel", "size", "ok", "ours ms", "tile ms", "tile/ptx", "numpy ms", "ratio",
+              "ours", "interp ms", "speedup"]
     rows, misses = [], []
     for name in args.only or SCRIPTS:
         mod = importlib.import_module(name)
         size = quick_size(mod.FULL) if args.quick else mod.FULL
         state = mod.setup(size)
-        ok = mod.check(state)
-        ours_ms = time_ms(mod.ours(state), rep)
+        saved = os.environ.get("ENABLE_TILE")
+        try:
+            os.environ["ENABLE_TILE"] = "0"  # ours: the PTX-style path
+            ok = mod.check(state)
+            ours_ms = time_ms(mod.ours(state), rep)
+            os.environ["ENABLE_TILE"] = "1"  # the Tile IR path
+            ok = mod.check(state) and ok
+            tile_ms = time_ms(mod.ours(state), rep)
+        finally:
+            if saved is None:
+                os.environ.pop("ENABLE_TILE", None)
+            else:
+                os.environ["ENABLE_TILE"] = saved
         np_ms = time_ms(mod.numpy_ref(state), rep)
         value, unit = mod.metric(size, ours_ms)
         ratio = np_ms / ours_ms
@@ -98,7 +111,8 @@ def main(argv=None) -> int:
                 interp_ms = res["ms"] * mod.work(size) / mod.work(mod.SMALL)
                 speedup = interp_ms / ours_ms
         rows.append([mod.NAME, mod.label(size), "yes" if ok else "NO", f"{ours_ms:.3f}",
-                     f"{np_ms:.3f}", f"{ratio:.2f}x", f"{value:.1f} {unit}",
+                     f"{tile_ms:.3f}", f"{tile_ms / ours_ms:.2f}", f"{np_ms:.3f}",
+                     f"{ratio:.2f}x", f"{value:.1f} {unit}",
                      "-" if interp_ms is None else f"{interp_ms:.0f}",
                      "-" if speedup is None else f"{speedup:.0f}x"])
         if note:

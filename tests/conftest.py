@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 # The execution paths every kernel test runs on. Add "tile" here when the Tile IR path lands.
-PATHS = ["ptx"]
+PATHS = ["ptx", "tile"]
 # tests/gpu runs both GPU paths: Tile IR through tileiras, PTX through stock Triton.
 GPU_PATHS = ["tile", "ptx"]
 

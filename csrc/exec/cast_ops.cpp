@@ -13,8 +13,7 @@
 #include <cstring>
 #include <limits>
 
-#include "exec/casts.h"
-#include "exec/compiler.h"
+#include "exec/shared_emit.h"
 
 namespace tt::exec {
 
@@ -281,6 +280,22 @@ KernelFn pickCast(const std::string &name, DType src, DType dst, Rounding r, boo
 
 } // namespace
 
+void emitCastAs(Compiler &c, const Operation &op, const std::string &name, Rounding r) {
+  const Value *src = op.operand(0), *res = op.result(0);
+  int64_t n = c.numel(res);
+  Ref a = c.ref(src, true);
+  if (!a.bcast && c.numel(src) == 1 && n > 1)
+    a.bcast = true;
+  KernelFn fn = pickCast(name, c.dtype(src), c.dtype(res), r, a.bcast);
+  if (!fn)
+    c.fail(op, std::string("unsupported cast from ") + dtypeName(c.dtype(src)) + " to " +
+                   dtypeName(c.dtype(res)));
+  Inst &I = c.emit(fn, op);
+  I.out = c.out(res);
+  I.in[0] = a;
+  I.n = n;
+}
+
 bool emitCast(Compiler &c, const Operation &op) {
   const std::string &name = op.name();
   bool isBitcast = name == "arith.bitcast" || name == "tt.bitcast" || name == "tt.int_to_ptr" ||
@@ -312,14 +327,7 @@ bool emitCast(Compiler &c, const Operation &op) {
   Rounding r = Rounding::RTNE;
   if (name == "tt.fp_to_fp" && op.hasAttr("rounding") && op.intAttr("rounding") == 0)
     r = Rounding::RTZ;
-  KernelFn fn = pickCast(name, c.dtype(src), c.dtype(res), r, a.bcast);
-  if (!fn)
-    c.fail(op, std::string("unsupported cast from ") + dtypeName(c.dtype(src)) + " to " +
-                   dtypeName(c.dtype(res)));
-  Inst &I = c.emit(fn, op);
-  I.out = c.out(res);
-  I.in[0] = a;
-  I.n = n;
+  emitCastAs(c, op, name, r);
   return true;
 }
 

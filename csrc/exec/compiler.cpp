@@ -45,6 +45,8 @@ DType dtypeOf(Type t) {
       return DType::F32;
     case FloatKind::F64:
       return DType::F64;
+    case FloatKind::TF32: // Tile IR: f32 storage holding values already rounded to tf32
+      return DType::F32;
     case FloatKind::F8E4M3FN:
       return DType::F8E4M3;
     case FloatKind::F8E5M2:
@@ -61,8 +63,14 @@ namespace {
 constexpr size_t kAlign = 64;
 size_t alignUp(size_t n) { return (n + kAlign - 1) & ~(kAlign - 1); }
 
-bool isCombineOp(const Operation &op) { return op.is("tt.reduce") || op.is("tt.scan"); }
-bool isLoopOp(const Operation &op) { return op.is("scf.for") || op.is("scf.while"); }
+bool isCombineOp(const Operation &op) {
+  return op.is("tt.reduce") || op.is("tt.scan") || op.is("cuda_tile.reduce") ||
+         op.is("cuda_tile.scan");
+}
+bool isLoopOp(const Operation &op) {
+  return op.is("scf.for") || op.is("scf.while") || op.is("cuda_tile.for") ||
+         op.is("cuda_tile.loop");
+}
 
 // First-fit allocator over the live part of the arena.
 class FreeList {
@@ -114,7 +122,9 @@ private:
   size_t top_ = 0;
 };
 
-void fillConst(char *dst, DType dt, bool isFloat, double f, int64_t i) {
+} // namespace
+
+void encodeConstant(char *dst, DType dt, bool isFloat, double f, int64_t i) {
   switch (dt) {
   case DType::F16:
     storeAs<uint16_t>(dst, static_cast<uint16_t>(encodeSmallFloat(isFloat ? f : double(i),
@@ -142,6 +152,8 @@ void fillConst(char *dst, DType dt, bool isFloat, double f, int64_t i) {
   }
 }
 
+namespace {
+
 std::atomic<uint64_t> nextProgramUid{1};
 
 } // namespace
@@ -150,7 +162,7 @@ const Compiler::ValueInfo &Compiler::info(const Value *v) const {
   auto it = infos_.find(v);
   if (it == infos_.end() || !it->second.assigned)
     throw ExecError(
-        "internal error in the TTIR executor: a value of type " + v->type.str() +
+        "internal error in the CPU executor: a value of type " + v->type.str() +
         " has no register" +
         (v->def ? " (defined by " + v->def->name() + " at " + locationString(v->def->loc()) + ")"
                 : std::string(" (a block argument)")));
@@ -171,7 +183,7 @@ bool Compiler::constInt(const Value *v, int64_t &out) const {
     const Operation *d = cur->def;
     if (!d)
       return false;
-    if (d->is("arith.constant")) {
+    if (d->is("arith.constant") || d->is("cuda_tile.constant")) {
       Attribute a = d->attr("value");
       if (a.kind() == Attribute::Kind::Int || a.kind() == Attribute::Kind::Bool) {
         out = a.getInt();
@@ -184,7 +196,8 @@ bool Compiler::constInt(const Value *v, int64_t &out) const {
       return false;
     }
     if (d->is("tt.splat") || d->is("tt.broadcast") || d->is("tt.expand_dims") ||
-        d->is("tt.reshape")) {
+        d->is("tt.reshape") || d->is("cuda_tile.reshape") || d->is("cuda_tile.broadcast") ||
+        d->is("cuda_tile.assume")) {
       cur = d->operand(0);
       continue;
     }
@@ -192,23 +205,47 @@ bool Compiler::constInt(const Value *v, int64_t &out) const {
   }
 }
 
+bool Compiler::constantOp(const Operation &op) const {
+  return op.is("arith.constant") || op.is("tt.make_range") || op.is("cuda_tile.constant") ||
+         op.is("cuda_tile.iota");
+}
+
+// Register shape of a value: tokens have no storage (an 8-byte token-set id in the checker),
+// a tensor_view is [base, shape..., strides...] in int64 words.
+void Compiler::setInfoFor(const Value *v) {
+  ValueInfo &vi = infos_[v];
+  Type t = v->type;
+  if (t.isToken()) {
+    vi.dt = DType::I64;
+    vi.numel = check_ ? 1 : 0;
+    vi.assigned = !check_; // no register at all
+    return;
+  }
+  if (t.isView()) {
+    Type tv = t.isPartitionView() ? t.tensorViewOf() : t;
+    vi.dt = DType::I64;
+    vi.numel = 1 + 2 * static_cast<int64_t>(tv.viewShape().size());
+    return;
+  }
+  vi.dt = dtypeOf(t.element());
+  vi.numel = stripLen_ && t.isTensor() ? stripLen_ : t.numel();
+}
+
 // ---- step 1: storage classes and constants ----
 
 void Compiler::classify(const Operation &func) {
   const Block &entry = *func.region(0)->front();
   auto setInfo = [&](const Value *v) -> ValueInfo & {
-    ValueInfo &vi = infos_[v];
-    vi.dt = dtypeOf(v->type.element());
-    vi.numel = stripLen_ && v->type.isTensor() ? stripLen_ : v->type.numel();
-    return vi;
+    setInfoFor(v);
+    return infos_[v];
   };
   // Arguments live in the constant prefix.
   for (size_t i = 0; i < entry.numArgs(); ++i) {
     const Value *a = entry.arg(i);
-    ValueInfo &vi = setInfo(a);
     if (!a->type.isScalar())
       throw ExecError("kernel " + pd_.kernelName + ": argument " + std::to_string(i) +
                       " has type " + a->type.str() + "; kernel arguments must be scalars");
+    ValueInfo &vi = setInfo(a);
     vi.off = static_cast<uint32_t>(constBytes_);
     vi.assigned = true;
     constBytes_ += alignUp(dtypeSize(vi.dt));
@@ -224,12 +261,13 @@ void Compiler::classify(const Operation &func) {
           if (!combine)
             for (size_t i = 0; i < blk->numArgs(); ++i)
               setInfo(blk->arg(i));
-      if (op.is("arith.constant") || op.is("tt.make_range")) {
+      if (constantOp(op)) {
         const Value *v = op.result(0);
         ValueInfo &vi = setInfo(v);
         if (affine_.lazy(v))
           vi.numel = 1; // lane 0 only
-        ConstVal cv{v, false, 0, 0, op.is("tt.make_range")};
+        bool iota = op.is("tt.make_range") || op.is("cuda_tile.iota");
+        ConstVal cv{v, false, 0, 0, iota};
         if (cv.iota && stripLen_) {
           // A runtime iota (it depends on the strip): a live register, not a constant.
           for (size_t r = 0; r < op.numResults(); ++r)
@@ -260,26 +298,10 @@ void Compiler::classify(const Operation &func) {
       } else if (!inCombine) {
         for (size_t i = 0; i < op.numResults(); ++i)
           setInfo(op.result(i));
-        const Value *res = op.numResults() ? op.result(0) : nullptr;
-        if (op.is("tt.splat")) {
-          setRoot(res, op.operand(0));
-          infos_[res].bcast = true;
-        } else if (op.is("tt.broadcast") && infos_[op.operand(0)].bcast) {
-          setRoot(res, op.operand(0));
-          infos_[res].bcast = true;
-        } else if (op.is("tt.reshape") || op.is("tt.expand_dims") || op.is("tt.bitcast") ||
-                   op.is("arith.bitcast") || op.is("tt.int_to_ptr") || op.is("tt.ptr_to_int")) {
-          setRoot(res, op.operand(0));
-          infos_[res].bcast = infos_[op.operand(0)].bcast;
-        } else if (op.is("scf.for")) {
-          const Block &body = *op.region(0)->front();
-          for (size_t i = 0; i < op.numResults(); ++i)
-            setRoot(op.result(i), body.arg(i + 1));
-        } else if (op.is("scf.while")) {
-          const Block &after = *op.region(1)->front();
-          for (size_t i = 0; i < op.numResults(); ++i)
-            setRoot(op.result(i), after.arg(i));
-        }
+        if (tileIR())
+          classifyTileOp(op);
+        else
+          classifyTTIROp(op);
       }
       for (size_t r = 0; r < op.numRegions(); ++r)
         for (const auto &blk : op.region(r)->blocks)
@@ -328,15 +350,42 @@ void Compiler::classify(const Operation &func) {
             note(*blk);
     }
   };
-  note(entry);
+  if (!tileIR())
+    note(entry);
+}
+
+// Values that share another value's register (views of it, splats of a scalar, loop results).
+void Compiler::classifyTTIROp(const Operation &op) {
+  const Value *res = op.numResults() ? op.result(0) : nullptr;
+  if (op.is("tt.splat")) {
+    setRoot(res, op.operand(0));
+    infos_[res].bcast = true;
+  } else if (op.is("tt.broadcast") && infos_[op.operand(0)].bcast) {
+    setRoot(res, op.operand(0));
+    infos_[res].bcast = true;
+  } else if (op.is("tt.reshape") || op.is("tt.expand_dims") || op.is("tt.bitcast") ||
+             op.is("arith.bitcast") || op.is("tt.int_to_ptr") || op.is("tt.ptr_to_int")) {
+    setRoot(res, op.operand(0));
+    infos_[res].bcast = infos_[op.operand(0)].bcast;
+  } else if (op.is("scf.for")) {
+    const Block &body = *op.region(0)->front();
+    for (size_t i = 0; i < op.numResults(); ++i)
+      setRoot(op.result(i), body.arg(i + 1));
+  } else if (op.is("scf.while")) {
+    const Block &after = *op.region(1)->front();
+    for (size_t i = 0; i < op.numResults(); ++i)
+      setRoot(op.result(i), after.arg(i));
+  }
 }
 
 // ---- step 2: liveness and register assignment ----
 
 // A loop-carried value computed once per iteration and yielded back (`acc = dot(a, b, acc)`,
-// `ptrs += step`) shares its iteration argument's register when the argument is dead by then,
-// so the yield copies nothing. Only ops that may write their result over an operand qualify
-// when the argument is one of their operands (tt.dot's accumulator, tt.addptr's base).
+// `ptrs += step`, `acc += x`) shares its iteration argument's register when the argument is
+// dead by then, so the yield copies nothing. Only ops that may write their result over an
+// operand qualify when the argument is one of their operands: a matmul's accumulator, a pointer
+// offset's base, and any operand of an elementwise op (its kernels read lane i before writing
+// lane i, and nothing else).
 void Compiler::coalesceLoopCarried(const std::vector<const Operation *> &order,
                                    const std::unordered_map<const Operation *, int64_t> &pos) {
   std::unordered_map<const Value *, std::vector<const Operation *>> uses;
@@ -348,7 +397,7 @@ void Compiler::coalesceLoopCarried(const std::vector<const Operation *> &order,
     if (kv.first != kv.second)
       ++aliases[rootOf(kv.first)];
   for (const Operation *loop : order) {
-    if (!loop->is("scf.for"))
+    if (!loop->is("scf.for") && !loop->is("cuda_tile.for"))
       continue;
     const Block &body = *loop->region(0)->front();
     const Operation *y = body.terminator();
@@ -369,9 +418,14 @@ void Compiler::coalesceLoopCarried(const std::vector<const Operation *> &order,
       bool ok = true;
       for (const Operation *u : uses[a]) {
         if (u == d) {
-          // a may only be the accumulator of tt.dot or the base of tt.addptr.
-          bool inPlace = d->is("tt.dot") ? d->operand(0) != a && d->operand(1) != a
-                                         : d->is("tt.addptr") && d->operand(1) != a;
+          // a may only be the accumulator of a matmul or the base of a pointer offset.
+          bool mma = d->is("tt.dot") || d->is("cuda_tile.mmaf") || d->is("cuda_tile.mmai");
+          bool offset = d->is("tt.addptr") || d->is("cuda_tile.offset");
+          bool lanewise = isElementwiseOp(*d) && !affine_.interval(v) && !affine_.lazy(v) &&
+                          !affine_.compactOf(v);
+          bool inPlace = mma      ? d->operand(0) != a && d->operand(1) != a
+                         : offset ? d->operand(1) != a
+                                  : lanewise;
           ok &= inPlace;
         } else {
           ok &= pos.at(u) < pos.at(d);
@@ -380,6 +434,39 @@ void Compiler::coalesceLoopCarried(const std::vector<const Operation *> &order,
       if (ok) {
         root_[v] = a;
         ++aliases[a];
+      }
+    }
+  }
+}
+
+// Tile IR: a value computed inside a branch of an `if` only to be yielded (a guarded view load,
+// Tile IR's form of a masked load) is computed directly in the `if` result's register, so the
+// yield copies nothing. The value lives only inside its branch, and the result only from the
+// `if` on (or, when loop-carried coalescing gave it a loop argument's register, that argument
+// is no longer used inside the `if`), so they never hold live data at once.
+void Compiler::coalesceIfResults(const std::vector<const Operation *> &order) {
+  for (const Operation *ifOp : order) {
+    if (!ifOp->is("cuda_tile.if"))
+      continue;
+    for (size_t r = 0; r < ifOp->numRegions(); ++r) {
+      if (ifOp->region(r)->empty())
+        continue;
+      const Block &branch = *ifOp->region(r)->front();
+      const Operation *y = branch.terminator();
+      if (!y || !y->is("cuda_tile.yield"))
+        continue;
+      for (size_t i = 0; i < y->numOperands() && i < ifOp->numResults(); ++i) {
+        const Value *v = y->operand(i), *res = ifOp->result(i);
+        const Operation *d = v->def;
+        if (!d || d->parentBlock() != &branch || rootOf(v) != v || infos_[v].assigned ||
+            infos_[v].bcast || infos_[res].bcast || v->type != res->type || infos_[v].numel == 0)
+          continue;
+        bool twice = false;
+        for (size_t j = 0; j < y->numOperands(); ++j)
+          twice |= j != i && y->operand(j) == v;
+        if (twice)
+          continue;
+        root_[v] = res;
       }
     }
   }
@@ -410,6 +497,8 @@ void Compiler::allocate(const Operation &func) {
   number(*func.region(0)->front());
 
   coalesceLoopCarried(order, pos);
+  if (tileIR())
+    coalesceIfResults(order);
 
   // Storage classes that need a live register: roots without one yet.
   struct Interval {
@@ -504,7 +593,7 @@ Ref Compiler::ref(const Value *v, bool allowBcast) {
   // Materialize the splat into a scratch register, here, before its user (which must not have
   // emitted an instruction yet: that would put the fill after it).
   if (emitted_)
-    throw ExecError("internal error in the TTIR executor: an operand of " +
+    throw ExecError("internal error in the CPU executor: an operand of " +
                     (v->def ? v->def->name() : std::string("a block argument")) +
                     " was materialized after its user's instruction");
   int es = dtypeSize(vi.dt);
@@ -599,7 +688,7 @@ void Compiler::compileBlock(const Block &b, InstList &list) {
   bool savedEmitted = emitted_;
   cur_ = &list;
   for (const auto &op : b.ops()) {
-    if (op->info()->has(kTerminator))
+    if (op->info()->has(kTerminator) && !tileIR())
       continue;
     emitOp(*op);
   }
@@ -608,15 +697,22 @@ void Compiler::compileBlock(const Block &b, InstList &list) {
 }
 
 void Compiler::emitOp(const Operation &op) {
-  static const EmitFn emitters[] = {emitElementwise, emitCast, emitMemory,      emitShape,
-                                    emitReduce,      emitDot,  emitControlFlow, emitMisc};
-  for (EmitFn e : emitters) {
-    emitted_ = false;
-    if (e(*this, op)) {
+  static const EmitFn ttirEmitters[] = {emitElementwise, emitCast, emitMemory,      emitShape,
+                                        emitReduce,      emitDot,  emitControlFlow, emitMisc};
+  static const EmitFn tileEmitters[] = {emitTileElementwise, emitTileShape,   emitTileMemory,
+                                        emitTileCompute,     emitTileControl, emitTileMisc};
+  auto tryAll = [&](const auto &emitters) {
+    for (EmitFn e : emitters) {
       emitted_ = false;
-      return;
+      if (e(*this, op)) {
+        emitted_ = false;
+        return true;
+      }
     }
-  }
+    return false;
+  };
+  if (tileIR() ? tryAll(tileEmitters) : tryAll(ttirEmitters))
+    return;
   if (op.is("tt.call"))
     fail(op, "calls must be inlined before the executor runs (run the `inline` pass)");
   fail(op, "the CPU executor does not support this op");
@@ -630,9 +726,9 @@ void Compiler::buildConstImage() {
     char *dst = pd_.constImage.data() + vi.off;
     if (cv.iota) {
       for (int64_t k = 0; k < vi.numel; ++k)
-        fillConst(dst + k * es, vi.dt, false, 0, cv.i + k);
+        encodeConstant(dst + k * es, vi.dt, false, 0, cv.i + k);
     } else {
-      fillConst(dst, vi.dt, cv.isFloat, cv.f, cv.i);
+      encodeConstant(dst, vi.dt, cv.isFloat, cv.f, cv.i);
     }
   }
 }
@@ -693,11 +789,16 @@ int64_t Compiler::chooseStripLen(const Operation &func) const {
 }
 
 void Compiler::prepare(const Operation &func) {
-  if (!func.is("tt.func") || func.numRegions() != 1 || func.region(0)->blocks.size() != 1)
-    throw ExecError("kernel " + pd_.kernelName + " is not a tt.func with one block");
+  const char *kind = tileIR() ? "cuda_tile.entry" : "tt.func";
+  if (!func.is(kind) || func.numRegions() != 1 || func.region(0)->blocks.size() != 1)
+    throw ExecError("kernel " + pd_.kernelName + " is not a " + kind + " with one block");
   try {
-    stripLen_ = chooseStripLen(func);
-    affine_ = analyzeAffine(func);
+    if (tileIR()) {
+      analyzeTile(func);
+    } else {
+      stripLen_ = chooseStripLen(func);
+      affine_ = analyzeAffine(func);
+    }
     classify(func);
   } catch (const std::invalid_argument &e) {
     throw ExecError("kernel " + pd_.kernelName + ": " + e.what());

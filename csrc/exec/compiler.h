@@ -1,4 +1,8 @@
-// Preparation of a TTIR kernel into a flat program (see program.h for the model).
+// Preparation of a kernel into a flat program (see program.h for the model). One Compiler
+// serves both op sets: TTIR (`tt.func`, the PTX-style path) and Tile IR (`cuda_tile.entry`,
+// the Tile path); Dialect says which one a kernel is written in. Register assignment,
+// liveness and the kernels are shared; each op set has its own emitters (TTIR: the files
+// below; Tile IR: tile_*.cpp, which map (op, attributes) to the same kernels).
 //
 // Strip mining: a kernel whose tensors are all one 1-D shape [N] and whose ops are all
 // elementwise (loads, stores and atomics through tensors of pointers included; no reductions,
@@ -21,6 +25,13 @@
 //     misc_ops.cpp) until one takes it.
 // Emitters only see this interface: operand references, result registers, scratch registers
 // and instruction creation. They never read values at prepare time except constants.
+//
+// Tile IR differences (tile_compiler.cpp): no stride analysis or strip mining (raised views
+// make accesses fast instead); splats are `reshape` + `broadcast` of a one-element tile, which
+// stay broadcast scalars; tokens have no storage (the checker gives them an 8-byte register
+// naming a token set, tile_check.cpp); a tensor_view is a register of int64 words [base,
+// shape..., strides...] and a partition_view shares its tensor_view's register; terminators
+// (yield, continue, break, return) are instructions, so they may sit inside nested ifs.
 #pragma once
 
 #include <cstdint>
@@ -40,6 +51,8 @@ namespace tt::exec {
 class Compiler;
 using EmitFn = bool (*)(Compiler &, const Operation &);
 
+enum class Dialect { TTIR, Tile };
+
 // The emitters, one per file; each returns false when the op is not one of its own.
 bool emitElementwise(Compiler &c, const Operation &op);
 bool emitCast(Compiler &c, const Operation &op);
@@ -51,18 +64,33 @@ bool emitDot(Compiler &c, const Operation &op);
 bool emitControlFlow(Compiler &c, const Operation &op);
 bool emitMisc(Compiler &c, const Operation &op);
 
+// The Tile IR emitters (tile_*.cpp).
+bool emitTileElementwise(Compiler &c, const Operation &op);
+bool emitTileShape(Compiler &c, const Operation &op);
+bool emitTileMemory(Compiler &c, const Operation &op);
+bool emitTileCompute(Compiler &c, const Operation &op); // reduce, scan, mma
+bool emitTileControl(Compiler &c, const Operation &op);
+bool emitTileMisc(Compiler &c, const Operation &op);
+
 // True for ops whose every operand may be a broadcast scalar and whose result is computed
 // element by element (used by reduce/scan to run combine regions on whole vectors).
 bool isElementwiseOp(const Operation &op);
 
 class Compiler {
 public:
-  explicit Compiler(ProgramData &pd) : pd_(pd) {}
+  explicit Compiler(ProgramData &pd, Dialect d = Dialect::TTIR, bool check = false)
+      : pd_(pd), dialect_(d), check_(check) {}
   void prepare(const Operation &func);
+  Dialect dialect() const { return dialect_; }
+  bool tileIR() const { return dialect_ == Dialect::Tile; }
+  // Tile IR checker mode (tile_check.cpp): tokens carry token sets, accesses are recorded.
+  bool checking() const { return check_; }
 
   // ---- operands and results ----
   DType dtype(const Value *v) const { return info(v).dt; }
   int64_t numel(const Value *v) const { return info(v).numel; }
+  // False for values that occupy no register (Tile IR tokens outside the checker).
+  bool hasStorage(const Value *v) const { return info(v).numel > 0; }
   bool isBcast(const Value *v) const { return info(v).bcast && info(v).numel > 1; }
   // A reference to v's register. With allowBcast a splat comes back as its scalar with
   // bcast = true; otherwise a splat is filled into a scratch register first.
@@ -87,6 +115,12 @@ public:
   bool intervalMask(const Value *v) const { return affine_.interval(v); }
   // Pointers not derived from a kernel argument (affine.h): their accesses go unchecked.
   bool foreignPointer(const Value *v) const { return affine_.foreignPtr.count(v) != 0; }
+  // Tile IR: the ops that use v (any nesting depth).
+  const std::vector<const Operation *> &usersOf(const Value *v) const {
+    static const std::vector<const Operation *> none;
+    auto it = users_.find(v);
+    return it == users_.end() ? none : it->second;
+  }
 
   // ---- instructions ----
   Inst &emit(KernelFn fn, const Operation &op);
@@ -100,7 +134,8 @@ public:
   uint32_t scratch(size_t bytes);
   const OpSite *site(const Operation &op);
   [[noreturn]] void fail(const Operation &op, const std::string &msg) const;
-  // Emits the ops of a block except its terminator into `list`.
+  // Emits the ops of a block into `list`: TTIR leaves the terminator to the op that owns the
+  // region; Tile IR emits it (its terminators are instructions, see tile_control.cpp).
   void compileBlock(const Block &b, InstList &list);
 
   // ---- combine regions (tt.reduce, tt.scan) ----
@@ -122,20 +157,29 @@ private:
 
   // Step 1.
   void classify(const Operation &func);
+  void setInfoFor(const Value *v);
+  void classifyTTIROp(const Operation &op);
+  void classifyTileOp(const Operation &op); // tile_compiler.cpp
+  void analyzeTile(const Operation &entry); // tile_compiler.cpp: foreign pointers
+  bool constantOp(const Operation &op) const;
   // Step 2.
   void allocate(const Operation &func);
   void coalesceLoopCarried(const std::vector<const Operation *> &order,
                            const std::unordered_map<const Operation *, int64_t> &pos);
+  void coalesceIfResults(const std::vector<const Operation *> &order);
   void emitOp(const Operation &op);
   void buildConstImage();
 
   ProgramData &pd_;
+  Dialect dialect_;
+  bool check_;
   AffineInfo affine_;
   InstList *cur_ = nullptr;
   bool emitted_ = false; // the op being emitted has emitted an instruction
   int64_t stripLen_ = 0; // strip mining: lanes per run of the body (0: off)
   int64_t chooseStripLen(const Operation &func) const;
   std::unordered_map<const Value *, ValueInfo> infos_;
+  std::unordered_map<const Value *, std::vector<const Operation *>> users_; // Tile IR
   // Storage classes: value -> the value whose register it shares (itself when it owns one).
   std::unordered_map<const Value *, const Value *> root_;
   struct ConstVal {
@@ -152,6 +196,9 @@ private:
   void setRoot(const Value *v, const Value *r) { root_[v] = rootOf(r); }
   friend struct CompilerAccess;
 };
+
+// Writes one element of type dt holding f (isFloat) or i, converted as a constant is.
+void encodeConstant(char *dst, DType dt, bool isFloat, double f, int64_t i);
 
 // Kernels every emitter may use (control_flow.cpp): fill a register from a broadcast scalar
 // (in[0]) and copy a register (in[0], possibly broadcast) to `out`; n elements.

@@ -11,8 +11,7 @@
 //    of its iteration arguments (copies are emitted when they do not).
 #include <cstring>
 
-#include "exec/compiler.h"
-#include "exec/copy.h"
+#include "exec/copies.h"
 
 namespace tt::exec {
 namespace {
@@ -33,90 +32,15 @@ template <class T> void copyK(const Inst &I, Frame &F) {
     copyBytes(F.R + I.out, F.R + I.in[0].off, static_cast<size_t>(I.n) * sizeof(T));
 }
 
-struct CopyOp {
-  Ref src;
-  uint32_t dst;
-  int64_t n;
-  int es;
-  int64_t rows = 0, rowLen = 0; // a compact pointer tile (compact_ptr.cpp), else 0
-};
+} // namespace
 
-// Copies a compact pointer tile: row addresses and limits, then only the exception lanes.
-inline void copyCompact(Frame &F, uint32_t src, uint32_t dst, int64_t R, int64_t L) {
-  if (src == dst)
-    return;
-  const uint64_t *s = F.at<uint64_t>(src);
-  uint64_t *d = F.at<uint64_t>(dst);
-  copyBytes(d, s, static_cast<size_t>(2 * R) * 8);
-  const int64_t *lim = reinterpret_cast<const int64_t *>(s + R);
-  for (int64_t r = 0; r < R; ++r)
-    for (int64_t j = lim[r]; j < L; ++j)
-      d[2 * R + r * L + j] = s[2 * R + r * L + j];
-}
-
-struct ParallelCopy {
-  std::vector<CopyOp> copies;
-  std::vector<uint32_t> temps; // empty: copy directly
-
-  bool empty() const { return copies.empty(); }
-};
-
-inline void copyOne(Frame &F, Ref src, uint32_t dst, int64_t n, int es) {
-  if (src.bcast) {
-    char *o = F.R + dst;
-    const char *s = F.R + src.off;
-    switch (es) {
-    case 1:
-      std::memset(o, *s, static_cast<size_t>(n));
-      break;
-    case 2: {
-      uint16_t v = loadAs<uint16_t>(s);
-      for (int64_t i = 0; i < n; ++i)
-        storeAs<uint16_t>(o + 2 * i, v);
-      break;
-    }
-    case 4: {
-      uint32_t v = loadAs<uint32_t>(s);
-      for (int64_t i = 0; i < n; ++i)
-        storeAs<uint32_t>(o + 4 * i, v);
-      break;
-    }
-    default: {
-      uint64_t v = loadAs<uint64_t>(s);
-      for (int64_t i = 0; i < n; ++i)
-        storeAs<uint64_t>(o + 8 * i, v);
-      break;
-    }
-    }
-  } else if (src.off != dst) {
-    copyBytes(F.R + dst, F.R + src.off, static_cast<size_t>(n) * es);
-  }
-}
-
-inline void copyAny(Frame &F, const CopyOp &c, Ref src, uint32_t dst) {
-  if (c.rows)
-    copyCompact(F, src.off, dst, c.rows, c.rowLen);
-  else
-    copyOne(F, src, dst, c.n, c.es);
-}
-
-inline void runCopies(const ParallelCopy &pc, Frame &F) {
-  if (pc.temps.empty()) {
-    for (const CopyOp &c : pc.copies)
-      copyAny(F, c, c.src, c.dst);
-    return;
-  }
-  for (size_t i = 0; i < pc.copies.size(); ++i)
-    copyAny(F, pc.copies[i], pc.copies[i].src, pc.temps[i]);
-  for (size_t i = 0; i < pc.copies.size(); ++i)
-    copyAny(F, pc.copies[i], Ref{pc.temps[i], false}, pc.copies[i].dst);
-}
-
-// Builds the copies srcs[i] -> dsts[i].
+// Builds the copies srcs[i] -> dsts[i]; values without storage (tokens) are skipped.
 ParallelCopy makeCopies(Compiler &c, const std::vector<Value *> &srcs,
                         const std::vector<const Value *> &dsts) {
   ParallelCopy pc;
   for (size_t i = 0; i < srcs.size(); ++i) {
+    if (!c.hasStorage(dsts[i]))
+      continue;
     Ref s = c.ref(srcs[i], true);
     uint32_t d = c.out(dsts[i]);
     if (!s.bcast && s.off == d)
@@ -124,7 +48,7 @@ ParallelCopy makeCopies(Compiler &c, const std::vector<Value *> &srcs,
     CopyOp op{s, d, c.numel(dsts[i]), dtypeSize(c.dtype(dsts[i]))};
     if (const CompactPtr *cp = c.compact(dsts[i])) {
       if (!c.compact(srcs[i]))
-        throw ExecError("internal error in the TTIR executor: compact copy of a full tile");
+        throw ExecError("internal error in the CPU executor: compact copy of a full tile");
       op.rows = cp->rows;
       op.rowLen = cp->rowLen;
     }
@@ -147,6 +71,8 @@ ParallelCopy makeCopies(Compiler &c, const std::vector<Value *> &srcs,
       pc.temps.push_back(c.scratch(bytes(x, false)));
   return pc;
 }
+
+namespace {
 
 std::vector<const Value *> blockArgs(const Block &b, size_t from) {
   std::vector<const Value *> v;

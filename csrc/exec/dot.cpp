@@ -7,16 +7,17 @@
 //    hi = tf32(x) and lo = tf32(x - hi) and accumulates lo*hi, hi*lo, then hi*hi;
 //  - f16, bf16 and fp8 inputs are widened to f32 (exact) and accumulated in f32; a f16/bf16
 //    accumulator is widened for the product and rounded back once at the end;
-//  - f64 accumulates in f64; i8 x i8 accumulates in i32 (wrapping).
+//  - f64 accumulates in f64; i8 x i8 accumulates in i32 (wrapping), each operand signed or
+//    unsigned (Tile IR's mmai; TTIR's tt.dot is signed).
+// Tile IR's mmaf takes tf32 operands already rounded by ftof (f32 storage) and runs as ieee.
 // maxNumImpreciseAcc is ignored (accumulation is always full f32). The products use Eigen when
 // the build has it (TT_HAVE_EIGEN), else a blocked loop; conversions go to scratch registers
 // allocated at prepare time.
 #include <algorithm>
 #include <cstring>
 
-#include "exec/casts.h"
-#include "exec/compiler.h"
 #include "exec/copy.h"
+#include "exec/shared_emit.h"
 
 #ifdef TT_HAVE_EIGEN
 #include <Eigen/Core>
@@ -61,12 +62,13 @@ template <class T> void gemmAcc(const T *A, const T *B, T *D, int64_t M, int64_t
 #endif
 }
 
-void gemmAccI8(const int8_t *A, const int8_t *B, int32_t *D, int64_t M, int64_t N, int64_t K) {
+template <class TA, class TB>
+void gemmAccI8(const TA *A, const TB *B, int32_t *D, int64_t M, int64_t N, int64_t K) {
   for (int64_t i = 0; i < M; ++i) {
     uint32_t *__restrict drow = reinterpret_cast<uint32_t *>(D + i * N);
     for (int64_t k = 0; k < K; ++k) {
       const int32_t aik = A[i * K + k];
-      const int8_t *__restrict brow = B + k * N;
+      const TB *__restrict brow = B + k * N;
       for (int64_t j = 0; j < N; ++j)
         drow[j] += static_cast<uint32_t>(aik * static_cast<int32_t>(brow[j]));
     }
@@ -202,14 +204,14 @@ void dotF64K(const Inst &I, Frame &F) {
   }
 }
 
-void dotI8K(const Inst &I, Frame &F) {
+template <class TA, class TB> void dotI8K(const Inst &I, Frame &F) {
   const DotAux &x = *static_cast<const DotAux *>(I.aux);
   const int64_t MK = x.M * x.K, KN = x.K * x.N, MN = x.M * x.N;
   for (int64_t bi = 0; bi < x.batch; ++bi) {
     int32_t *D = F.at<int32_t>(x.d) + bi * MN;
     loadAcc(F, x.c.bcast ? x.c : Ref{static_cast<uint32_t>(x.c.off + bi * MN * 4), false},
             reinterpret_cast<char *>(D), MN, 4);
-    gemmAccI8(F.at<int8_t>(x.a.off) + bi * MK, F.at<int8_t>(x.b.off) + bi * KN, D, x.M, x.N, x.K);
+    gemmAccI8(F.at<TA>(x.a.off) + bi * MK, F.at<TB>(x.b.off) + bi * KN, D, x.M, x.N, x.K);
   }
 }
 
@@ -222,7 +224,13 @@ bool isSmallFloat(DType d) {
 bool emitDot(Compiler &c, const Operation &op) {
   if (!op.is("tt.dot"))
     return false;
-  const Value *av = op.operand(0), *bv = op.operand(1), *cv = op.operand(2), *dv = op.result(0);
+  emitMatmul(c, op, op.operand(0), op.operand(1), op.operand(2), op.result(0),
+             static_cast<int>(op.intAttr("inputPrecision", kIEEE)));
+  return true;
+}
+
+void emitMatmul(Compiler &c, const Operation &op, const Value *av, const Value *bv, const Value *cv,
+                const Value *dv, int precision, bool aSigned, bool bSigned) {
   const auto &as = av->type.shape(), &bs = bv->type.shape(), &ds = dv->type.shape();
   auto *x = c.makeAux<DotAux>();
   if (as.size() == 3 && bs.size() == 3 && ds.size() == 3 && as[0] == bs[0] && as[0] == ds[0]) {
@@ -242,7 +250,7 @@ bool emitDot(Compiler &c, const Operation &op) {
   x->aType = c.dtype(av);
   x->bType = c.dtype(bv);
   x->cType = c.dtype(dv);
-  x->precision = static_cast<int>(op.intAttr("inputPrecision", kIEEE));
+  x->precision = precision;
   x->a = c.ref(av);
   x->b = c.ref(bv);
   x->c = c.ref(cv, true);
@@ -273,7 +281,8 @@ bool emitDot(Compiler &c, const Operation &op) {
   } else if (x->aType == DType::F64 && x->bType == DType::F64 && x->cType == DType::F64) {
     fn = dotF64K;
   } else if (x->aType == DType::I8 && x->bType == DType::I8 && x->cType == DType::I32) {
-    fn = dotI8K;
+    fn = aSigned ? (bSigned ? dotI8K<int8_t, int8_t> : dotI8K<int8_t, uint8_t>)
+                 : (bSigned ? dotI8K<uint8_t, int8_t> : dotI8K<uint8_t, uint8_t>);
   } else {
     c.fail(op, std::string("unsupported operand types ") + dtypeName(x->aType) + " x " +
                    dtypeName(x->bType) + " -> " + dtypeName(x->cType));
@@ -282,7 +291,6 @@ bool emitDot(Compiler &c, const Operation &op) {
   I.aux = x;
   I.out = x->d;
   I.n = x->batch * MN;
-  return true;
 }
 
 } // namespace tt::exec

@@ -68,18 +68,21 @@ template <class T> inline T loadAs(const void *p) {
 }
 template <class T> inline void storeAs(void *p, T v) { std::memcpy(p, &v, sizeof(T)); }
 
-// Reads an integer register element sign-extended (or zero-extended when `isUnsigned`).
+// Reads an integer register element sign-extended (or zero-extended when `isUnsigned`). Each
+// branch converts to int64_t itself: in `c ? uint32_t : int32_t` the signed operand would be
+// converted to unsigned first, losing the sign extension.
 inline int64_t readIntSext(const void *p, DType d, bool isUnsigned = false) {
   switch (d) {
-  case DType::I1:
-    return isUnsigned ? (*static_cast<const uint8_t *>(p) & 1)
-                      : -static_cast<int64_t>(*static_cast<const uint8_t *>(p) & 1);
+  case DType::I1: {
+    int64_t bit = *static_cast<const uint8_t *>(p) & 1;
+    return isUnsigned ? bit : -bit;
+  }
   case DType::I8:
-    return isUnsigned ? loadAs<uint8_t>(p) : loadAs<int8_t>(p);
+    return isUnsigned ? int64_t(loadAs<uint8_t>(p)) : int64_t(loadAs<int8_t>(p));
   case DType::I16:
-    return isUnsigned ? loadAs<uint16_t>(p) : loadAs<int16_t>(p);
+    return isUnsigned ? int64_t(loadAs<uint16_t>(p)) : int64_t(loadAs<int16_t>(p));
   case DType::I32:
-    return isUnsigned ? loadAs<uint32_t>(p) : loadAs<int32_t>(p);
+    return isUnsigned ? int64_t(loadAs<uint32_t>(p)) : int64_t(loadAs<int32_t>(p));
   default:
     return loadAs<int64_t>(p);
   }

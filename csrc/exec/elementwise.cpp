@@ -4,8 +4,9 @@
 #include <string>
 #include <unordered_set>
 
-#include "exec/compiler.h"
 #include "exec/elementwise.h"
+#include "exec/shared_emit.h"
+#include "exec/tile_ops.h"
 
 namespace tt::exec {
 namespace {
@@ -19,13 +20,16 @@ Ref operand(Compiler &c, const Value *v, int64_t n) {
 }
 
 // ---- arith.select ----
+// Branch-free (both sides are registers, always readable), so the loop vectorizes.
 template <class T, bool BC, bool BA, bool BB> void selectK(const Inst &I, Frame &F) {
   const uint8_t *__restrict c = F.at<uint8_t>(I.in[0].off);
   const T *__restrict a = F.at<T>(I.in[1].off);
   const T *__restrict b = F.at<T>(I.in[2].off);
   T *__restrict o = F.at<T>(I.out);
-  for (int64_t i = 0, n = I.n; i < n; ++i)
-    o[i] = c[BC ? 0 : i] ? a[BA ? 0 : i] : b[BB ? 0 : i];
+  for (int64_t i = 0, n = I.n; i < n; ++i) {
+    const T m = static_cast<T>(T(0) - T(c[BC ? 0 : i] != 0));
+    o[i] = static_cast<T>((a[BA ? 0 : i] & m) | (b[BB ? 0 : i] & static_cast<T>(~m)));
+  }
 }
 
 template <class T> KernelFn pickSelectT(bool bc, bool ba, bool bb) {
@@ -113,7 +117,89 @@ bool isElementwiseOp(const Operation &op) {
       "arith.sitofp",   "arith.uitofp",   "arith.fptosi",    "arith.fptoui",    "arith.bitcast",
       "tt.bitcast",     "tt.fp_to_fp",    "tt.int_to_ptr",   "tt.ptr_to_int",   "tt.addptr",
       "arith.constant"};
-  return names.count(op.name()) != 0;
+  return names.count(op.name()) != 0 || isTileElementwiseOp(op);
+}
+
+Ref elementOperand(Compiler &c, const Value *v, int64_t n) { return operand(c, v, n); }
+
+void emitSelectAs(Compiler &c, const Operation &op, const Value *condV, const Value *av,
+                  const Value *bv, const Value *res) {
+  int64_t n = c.numel(res);
+  Ref cond = operand(c, condV, n), a = operand(c, av, n), b = operand(c, bv, n);
+  Inst &I = c.emit(pickSelect(dtypeSize(c.dtype(res)), cond.bcast, a.bcast, b.bcast), op);
+  I.out = c.out(res);
+  I.in[0] = cond;
+  I.in[1] = a;
+  I.in[2] = b;
+  I.n = n;
+}
+
+void emitOffsetAs(Compiler &c, const Operation &op, const Value *ptr, const Value *off,
+                  const Value *res) {
+  int64_t n = c.numel(res);
+  Ref p = operand(c, ptr, n), o = operand(c, off, n);
+  KernelFn fn = pickAddptr(c.dtype(off), p.bcast, o.bcast);
+  if (!fn)
+    c.fail(op, "unsupported offset type " + off->type.str());
+  Inst &I = c.emit(fn, op);
+  I.out = c.out(res);
+  I.in[0] = p;
+  I.in[1] = o;
+  I.n = n;
+  I.imm = __builtin_ctz(static_cast<unsigned>(pointeeBytes(ptr->type)));
+}
+
+bool emitElementwiseAs(Compiler &c, const Operation &op, const std::string &name, int64_t pred,
+                       int64_t imm, const std::vector<Ref> *given) {
+  const Value *res = op.result(0);
+  const int64_t n = c.numel(res);
+  const size_t k = op.numOperands();
+  DType dt = k ? c.dtype(op.operand(0)) : DType::I32;
+  bool cmp = name == "arith.cmpi" || name == "arith.cmpf";
+  KernelFn probe = nullptr; // is there a kernel by that name at all?
+  if (cmp)
+    probe = name == "arith.cmpi" ? ew::pickCmpI(pred, dt, false, false)
+                                 : ew::pickCmpF(pred, dt, false, false);
+  else if (k == 2)
+    probe = ew::pickIntBinary(name, dt, false, false) ? ew::pickIntBinary(name, dt, false, false)
+                                                      : ew::pickFloatBinary(name, dt, false, false);
+  else if (k == 1)
+    probe = ew::pickIntUnary(name, dt, false) ? ew::pickIntUnary(name, dt, false)
+                                              : ew::pickFloatUnary(name, dt, false);
+  else if (k == 3 && (name == "math.fma" || name == "tt.clampf"))
+    probe = ew::pickFloatTernary(name, dt, false, false, false);
+  if (!probe) {
+    if (cmp)
+      c.fail(op, "unsupported predicate " + std::to_string(pred) + " on " + dtypeName(dt));
+    if (k == 3 && (name == "math.fma" || name == "tt.clampf"))
+      c.fail(op, std::string("unsupported element type ") + dtypeName(dt));
+    return false;
+  }
+  std::vector<Ref> refs;
+  for (size_t i = 0; i < k; ++i)
+    refs.push_back(given ? (*given)[i] : operand(c, op.operand(i), n));
+  KernelFn fn;
+  if (cmp) {
+    fn = name == "arith.cmpi" ? ew::pickCmpI(pred, dt, refs[0].bcast, refs[1].bcast)
+                              : ew::pickCmpF(pred, dt, refs[0].bcast, refs[1].bcast);
+  } else if (k == 2) {
+    fn = ew::pickIntBinary(name, dt, refs[0].bcast, refs[1].bcast);
+    if (!fn)
+      fn = ew::pickFloatBinary(name, dt, refs[0].bcast, refs[1].bcast);
+  } else if (k == 1) {
+    fn = ew::pickIntUnary(name, dt, refs[0].bcast);
+    if (!fn)
+      fn = ew::pickFloatUnary(name, dt, refs[0].bcast);
+  } else {
+    fn = ew::pickFloatTernary(name, dt, refs[0].bcast, refs[1].bcast, refs[2].bcast);
+  }
+  Inst &I = c.emit(fn, op);
+  I.out = c.out(res);
+  for (size_t i = 0; i < k; ++i)
+    I.in[i] = refs[i];
+  I.n = n;
+  I.imm = imm;
+  return true;
 }
 
 bool emitElementwise(Compiler &c, const Operation &op) {
@@ -121,97 +207,18 @@ bool emitElementwise(Compiler &c, const Operation &op) {
   if (op.numResults() != 1)
     return false;
   const Value *res = op.result(0);
-  int64_t n = c.numel(res);
   if (c.intervalMask(res))
     return false; // compact_ptr.cpp
-
   if (name == "arith.select") {
-    Ref cond = operand(c, op.operand(0), n), a = operand(c, op.operand(1), n),
-        b = operand(c, op.operand(2), n);
-    Inst &I = c.emit(pickSelect(dtypeSize(c.dtype(res)), cond.bcast, a.bcast, b.bcast), op);
-    I.out = c.out(res);
-    I.in[0] = cond;
-    I.in[1] = a;
-    I.in[2] = b;
-    I.n = n;
+    emitSelectAs(c, op, op.operand(0), op.operand(1), op.operand(2), res);
     return true;
   }
   if (name == "tt.addptr" && !c.compact(res)) {
-    Ref p = operand(c, op.operand(0), n), o = operand(c, op.operand(1), n);
-    KernelFn fn = pickAddptr(c.dtype(op.operand(1)), p.bcast, o.bcast);
-    if (!fn)
-      c.fail(op, "unsupported offset type " + op.operand(1)->type.str());
-    Inst &I = c.emit(fn, op);
-    I.out = c.out(res);
-    I.in[0] = p;
-    I.in[1] = o;
-    I.n = n;
-    I.imm = __builtin_ctz(static_cast<unsigned>(pointeeBytes(op.operand(0)->type)));
+    emitOffsetAs(c, op, op.operand(0), op.operand(1), res);
     return true;
   }
-
-  KernelFn fn = nullptr;
-  DType dt = op.numOperands() ? c.dtype(op.operand(0)) : DType::I32;
-  if (name == "arith.cmpi" || name == "arith.cmpf") {
-    Ref a = operand(c, op.operand(0), n), b = operand(c, op.operand(1), n);
-    int64_t pred = op.intAttr("predicate", -1);
-    fn = name == "arith.cmpi" ? ew::pickCmpI(pred, dt, a.bcast, b.bcast)
-                              : ew::pickCmpF(pred, dt, a.bcast, b.bcast);
-    if (!fn)
-      c.fail(op, "unsupported predicate " + std::to_string(pred) + " on " + dtypeName(dt));
-    Inst &I = c.emit(fn, op);
-    I.out = c.out(res);
-    I.in[0] = a;
-    I.in[1] = b;
-    I.n = n;
-    return true;
-  }
-
-  if (op.numOperands() == 2) {
-    Ref a = operand(c, op.operand(0), n), b = operand(c, op.operand(1), n);
-    fn = ew::pickIntBinary(name, dt, a.bcast, b.bcast);
-    if (!fn)
-      fn = ew::pickFloatBinary(name, dt, a.bcast, b.bcast);
-    if (!fn)
-      return false;
-    Inst &I = c.emit(fn, op);
-    I.out = c.out(res);
-    I.in[0] = a;
-    I.in[1] = b;
-    I.n = n;
-    return true;
-  }
-  if (op.numOperands() == 1) {
-    fn = ew::pickIntUnary(name, dt, false) ? ew::pickIntUnary(name, dt, false)
-                                           : ew::pickFloatUnary(name, dt, false);
-    if (!fn)
-      return false;
-    Ref a = operand(c, op.operand(0), n);
-    fn = ew::pickIntUnary(name, dt, a.bcast);
-    if (!fn)
-      fn = ew::pickFloatUnary(name, dt, a.bcast);
-    Inst &I = c.emit(fn, op);
-    I.out = c.out(res);
-    I.in[0] = a;
-    I.n = n;
-    return true;
-  }
-  if (op.numOperands() == 3 && (name == "math.fma" || name == "tt.clampf")) {
-    Ref a = operand(c, op.operand(0), n), b = operand(c, op.operand(1), n),
-        d = operand(c, op.operand(2), n);
-    fn = ew::pickFloatTernary(name, dt, a.bcast, b.bcast, d.bcast);
-    if (!fn)
-      c.fail(op, std::string("unsupported element type ") + dtypeName(dt));
-    Inst &I = c.emit(fn, op);
-    I.out = c.out(res);
-    I.in[0] = a;
-    I.in[1] = b;
-    I.in[2] = d;
-    I.n = n;
-    I.imm = name == "tt.clampf" ? op.intAttr("propagateNan", 0) : 0;
-    return true;
-  }
-  return false;
+  return emitElementwiseAs(c, op, name, op.intAttr("predicate", -1),
+                           name == "tt.clampf" ? op.intAttr("propagateNan", 0) : 0);
 }
 
 } // namespace tt::exec

@@ -264,6 +264,8 @@ TT_FBIN(MaxNumF, maxNum(a, b))
 TT_FBIN(MinNumF, minNum(a, b))
 TT_FBIN(MaximumF, maxImum(a, b))
 TT_FBIN(MinimumF, minImum(a, b))
+TT_FBIN(PowF, std::pow(a, b))
+TT_FBIN(Atan2F, std::atan2(a, b))
 #undef TT_FBIN
 
 // Vectorizable exp/exp2 for f32 (about 1 ulp; overflow to inf, underflow through subnormals to
@@ -322,6 +324,8 @@ TT_FUN(TanhF, std::tanh(x))
 TT_FUN(FloorF, std::floor(x))
 TT_FUN(CeilF, std::ceil(x))
 TT_FUN(ErfF, std::erf(x))
+TT_FUN(CoshF, std::cosh(x))
+TT_FUN(SinhF, std::sinh(x))
 #undef TT_FUN
 struct ExpF {
   template <class C> static C f(C x) {
@@ -417,12 +421,38 @@ TT_IBIN(
     } else if constexpr (Bits == 32) {
       return static_cast<U>((static_cast<uint64_t>(a) * b) >> 32);
     } else { return static_cast<U>((static_cast<uint64_t>(a) * b) >> Bits); })
+// Tile IR: signed high half; floor and ceil divisions (divi rounding negative_inf/positive_inf),
+// with the same total conventions as DivSI/DivUI (x / 0 = -1, MIN / -1 = MIN).
+TT_IBIN(
+    MulHiSI, I x = sextI<U, Bits>(a); I y = sextI<U, Bits>(b); if constexpr (sizeof(U) == 8) {
+      return static_cast<U>(static_cast<uint64_t>((static_cast<__int128>(x) * y) >> 64));
+    } else {
+      return normI<U, Bits>(static_cast<U>(static_cast<uint64_t>((int64_t(x) * y) >> Bits)));
+    })
+TT_IBIN(DivFloorSI, I x = sextI<U, Bits>(a); I y = sextI<U, Bits>(b);
+        bool ovf = x == minSigned<U, Bits>() && y == -1; I d = (y == 0 || ovf) ? I(1) : y;
+        I q = static_cast<I>(x / d); I r = static_cast<I>(x % d);
+        q = static_cast<I>(q - ((r != 0 && ((r < 0) != (d < 0))) ? 1 : 0)); q = ovf ? x : q;
+        q = y == 0 ? I(-1) : q; return normI<U, Bits>(static_cast<U>(q));)
+TT_IBIN(DivCeilSI, I x = sextI<U, Bits>(a); I y = sextI<U, Bits>(b);
+        bool ovf = x == minSigned<U, Bits>() && y == -1; I d = (y == 0 || ovf) ? I(1) : y;
+        I q = static_cast<I>(x / d); I r = static_cast<I>(x % d);
+        q = static_cast<I>(q + ((r != 0 && ((r < 0) == (d < 0))) ? 1 : 0)); q = ovf ? x : q;
+        q = y == 0 ? I(-1) : q; return normI<U, Bits>(static_cast<U>(q));)
+TT_IBIN(DivCeilUI, U d = b == 0 ? U(1) : b; U q = static_cast<U>(a / d);
+        q = static_cast<U>(q + (a % d != 0 ? 1 : 0));
+        return b == 0 ? normI<U, Bits>(static_cast<U>(~U(0))) : q;)
 #undef TT_IBIN
 
 template <int Bits> struct AbsI {
   template <class U> static U f(U a) {
     auto x = sextI<U, Bits>(a);
     return normI<U, Bits>(x < 0 ? static_cast<U>(U(0) - a) : a);
+  }
+};
+template <int Bits> struct NegI {
+  template <class U> static U f(U a) {
+    return normI<U, Bits>(static_cast<U>(Wide<U>(0) - Wide<U>(a)));
   }
 };
 

@@ -23,4 +23,11 @@ public:
   explicit DeviceAssertError(const std::string &msg) : ExecError(msg) {}
 };
 
+// The Tile IR checker found two accesses that no chain of tokens orders (tile_check.h); a
+// RuntimeError in Python.
+class UnorderedAccessError : public ExecError {
+public:
+  explicit UnorderedAccessError(const std::string &msg) : ExecError(msg) {}
+};
+
 } // namespace tt::exec

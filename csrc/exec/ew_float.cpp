@@ -70,6 +70,7 @@ KernelFn pickFloatBinary(const std::string &name, DType dt, bool ba, bool bb) {
       {"tt.precise_divf", binaryForFloat<DivF>},    {"arith.remf", binaryForFloat<RemF>},
       {"arith.maxnumf", binaryForFloat<MaxNumF>},   {"arith.minnumf", binaryForFloat<MinNumF>},
       {"arith.maximumf", binaryForFloat<MaximumF>}, {"arith.minimumf", binaryForFloat<MinimumF>},
+      {"cuda_tile.pow", binaryForFloat<PowF>},      {"cuda_tile.atan2", binaryForFloat<Atan2F>},
   };
   auto it = table.find(name);
   return it == table.end() ? nullptr : it->second(dt, ba, bb);
@@ -78,14 +79,15 @@ KernelFn pickFloatBinary(const std::string &name, DType dt, bool ba, bool bb) {
 KernelFn pickFloatUnary(const std::string &name, DType dt, bool ba) {
   using P = KernelFn (*)(DType, bool);
   static const std::unordered_map<std::string, P> table = {
-      {"arith.negf", unaryForFloat<NegF>},   {"math.absf", unaryForFloat<AbsF>},
-      {"math.sqrt", unaryForFloat<SqrtF>},   {"tt.precise_sqrt", unaryForFloat<SqrtF>},
-      {"math.rsqrt", unaryForFloat<RsqrtF>}, {"math.exp", unaryForFloat<ExpF>},
-      {"math.exp2", unaryForFloat<Exp2F>},   {"math.log", unaryForFloat<LogF>},
-      {"math.log2", unaryForFloat<Log2F>},   {"math.sin", unaryForFloat<SinF>},
-      {"math.cos", unaryForFloat<CosF>},     {"math.tan", unaryForFloat<TanF>},
-      {"math.tanh", unaryForFloat<TanhF>},   {"math.floor", unaryForFloat<FloorF>},
-      {"math.ceil", unaryForFloat<CeilF>},   {"math.erf", unaryForFloat<ErfF>},
+      {"arith.negf", unaryForFloat<NegF>},      {"math.absf", unaryForFloat<AbsF>},
+      {"math.sqrt", unaryForFloat<SqrtF>},      {"tt.precise_sqrt", unaryForFloat<SqrtF>},
+      {"math.rsqrt", unaryForFloat<RsqrtF>},    {"math.exp", unaryForFloat<ExpF>},
+      {"math.exp2", unaryForFloat<Exp2F>},      {"math.log", unaryForFloat<LogF>},
+      {"math.log2", unaryForFloat<Log2F>},      {"math.sin", unaryForFloat<SinF>},
+      {"math.cos", unaryForFloat<CosF>},        {"math.tan", unaryForFloat<TanF>},
+      {"math.tanh", unaryForFloat<TanhF>},      {"math.floor", unaryForFloat<FloorF>},
+      {"math.ceil", unaryForFloat<CeilF>},      {"math.erf", unaryForFloat<ErfF>},
+      {"cuda_tile.cosh", unaryForFloat<CoshF>}, {"cuda_tile.sinh", unaryForFloat<SinhF>},
   };
   auto it = table.find(name);
   return it == table.end() ? nullptr : it->second(dt, ba);

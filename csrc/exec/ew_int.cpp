@@ -30,37 +30,61 @@ using BinaryPicker = KernelFn (*)(DType, bool, bool);
 
 KernelFn pickIntBinary(const std::string &name, DType dt, bool ba, bool bb) {
   static const std::unordered_map<std::string, BinaryPicker> table = {
-      {"arith.addi", binaryForInt<AddI>},   {"arith.subi", binaryForInt<SubI>},
-      {"arith.muli", binaryForInt<MulI>},   {"arith.divsi", binaryForInt<DivSI>},
-      {"arith.divui", binaryForInt<DivUI>}, {"arith.remsi", binaryForInt<RemSI>},
-      {"arith.remui", binaryForInt<RemUI>}, {"arith.andi", binaryForInt<AndI>},
-      {"arith.ori", binaryForInt<OrI>},     {"arith.xori", binaryForInt<XorI>},
-      {"arith.shli", binaryForInt<ShlI>},   {"arith.shrsi", binaryForInt<ShrSI>},
-      {"arith.shrui", binaryForInt<ShrUI>}, {"arith.maxsi", binaryForInt<MaxSI>},
-      {"arith.minsi", binaryForInt<MinSI>}, {"arith.maxui", binaryForInt<MaxUI>},
-      {"arith.minui", binaryForInt<MinUI>}, {"tt.mulhiui", binaryForInt<MulHiUI>},
+      {"arith.addi", binaryForInt<AddI>},
+      {"arith.subi", binaryForInt<SubI>},
+      {"arith.muli", binaryForInt<MulI>},
+      {"arith.divsi", binaryForInt<DivSI>},
+      {"arith.divui", binaryForInt<DivUI>},
+      {"arith.remsi", binaryForInt<RemSI>},
+      {"arith.remui", binaryForInt<RemUI>},
+      {"arith.andi", binaryForInt<AndI>},
+      {"arith.ori", binaryForInt<OrI>},
+      {"arith.xori", binaryForInt<XorI>},
+      {"arith.shli", binaryForInt<ShlI>},
+      {"arith.shrsi", binaryForInt<ShrSI>},
+      {"arith.shrui", binaryForInt<ShrUI>},
+      {"arith.maxsi", binaryForInt<MaxSI>},
+      {"arith.minsi", binaryForInt<MinSI>},
+      {"arith.maxui", binaryForInt<MaxUI>},
+      {"arith.minui", binaryForInt<MinUI>},
+      {"tt.mulhiui", binaryForInt<MulHiUI>},
+      // Tile IR functions TTIR has no op for (tile_ops.cpp names them).
+      {"cuda_tile.mulhii.signed", binaryForInt<MulHiSI>},
+      {"cuda_tile.divi.floor", binaryForInt<DivFloorSI>},
+      {"cuda_tile.divi.ceil", binaryForInt<DivCeilSI>},
+      {"cuda_tile.divi.ceil.unsigned", binaryForInt<DivCeilUI>},
   };
   auto it = table.find(name);
   return it == table.end() ? nullptr : it->second(dt, ba, bb);
 }
 
-KernelFn pickIntUnary(const std::string &name, DType dt, bool ba) {
-  if (name != "math.absi")
-    return nullptr;
+namespace {
+
+template <template <int> class Op> KernelFn unaryForInt(DType dt, bool ba) {
   switch (dt) {
   case DType::I1:
-    return pickUnary<IntFmt<uint8_t, 1>, AbsI<1>>(ba);
+    return pickUnary<IntFmt<uint8_t, 1>, Op<1>>(ba);
   case DType::I8:
-    return pickUnary<IntFmt<uint8_t, 8>, AbsI<8>>(ba);
+    return pickUnary<IntFmt<uint8_t, 8>, Op<8>>(ba);
   case DType::I16:
-    return pickUnary<IntFmt<uint16_t, 16>, AbsI<16>>(ba);
+    return pickUnary<IntFmt<uint16_t, 16>, Op<16>>(ba);
   case DType::I32:
-    return pickUnary<IntFmt<uint32_t, 32>, AbsI<32>>(ba);
+    return pickUnary<IntFmt<uint32_t, 32>, Op<32>>(ba);
   case DType::I64:
-    return pickUnary<IntFmt<uint64_t, 64>, AbsI<64>>(ba);
+    return pickUnary<IntFmt<uint64_t, 64>, Op<64>>(ba);
   default:
     return nullptr;
   }
+}
+
+} // namespace
+
+KernelFn pickIntUnary(const std::string &name, DType dt, bool ba) {
+  if (name == "math.absi")
+    return unaryForInt<AbsI>(dt, ba);
+  if (name == "cuda_tile.negi")
+    return unaryForInt<NegI>(dt, ba);
+  return nullptr;
 }
 
 } // namespace tt::exec::ew

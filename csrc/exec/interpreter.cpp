@@ -7,7 +7,9 @@
 //  - program ids are handed out by the thread pool in small chunks; x varies fastest;
 //  - arguments: a pointer argument's array extent becomes one of the launch's bounds ranges;
 //    integers are truncated to the argument's width; floats are converted to its type;
-//  - the first error of any program cancels the programs not yet started and is rethrown.
+//  - the first error of any program cancels the programs not yet started and is rethrown;
+//  - Tile IR programs run their body with runTileList (early exits) and, with the checker,
+//    start each program with an empty access history (tile_check.h).
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -16,6 +18,8 @@
 #include "exec/casts.h"
 #include "exec/compiler.h"
 #include "exec/thread_pool.h"
+#include "exec/tile_check.h"
+#include "exec/tile_sink.h"
 #include "ir/operation.h"
 
 namespace tt::exec {
@@ -107,7 +111,34 @@ TTIRProgram::~TTIRProgram() = default;
 
 void TTIRProgram::run(std::array<int64_t, 3> grid, const std::vector<ArgValue> &args,
                       int numThreads) const {
-  const ProgramData &pd = *data_;
+  runProgram(*data_, grid, args, numThreads);
+}
+
+TileProgram::TileProgram(const Module &m, const std::string &kernelName, bool check)
+    : data_(std::make_unique<ProgramData>()) {
+  data_->kernelName = kernelName;
+  data_->tile = true;
+  data_->check = check;
+  if (!m.lookupFunc(kernelName))
+    throw ExecError("the module has no entry named " + kernelName);
+  // The executor's own copy: sinking ops into branches (tile_sink.h) must not touch the
+  // caller's module.
+  std::unique_ptr<Module> copy = m.clone();
+  Operation *func = copy->lookupFunc(kernelName);
+  sinkIntoBranches(*func);
+  Compiler c(*data_, Dialect::Tile, check);
+  c.prepare(*func);
+}
+
+TileProgram::~TileProgram() = default;
+
+void TileProgram::run(std::array<int64_t, 3> grid, const std::vector<ArgValue> &args,
+                      int numThreads) const {
+  runProgram(*data_, grid, args, numThreads);
+}
+
+void runProgram(const ProgramData &pd, std::array<int64_t, 3> grid,
+                const std::vector<ArgValue> &args, int numThreads) {
   if (args.size() != pd.args.size())
     throw ExecError("kernel " + pd.kernelName + " takes " + std::to_string(pd.args.size()) +
                     " arguments, got " + std::to_string(args.size()));
@@ -147,6 +178,13 @@ void TTIRProgram::run(std::array<int64_t, 3> grid, const std::vector<ArgValue> &
       F.pid[0] = static_cast<int32_t>(id % g0);
       F.pid[1] = static_cast<int32_t>((id / g0) % grid[1]);
       F.pid[2] = static_cast<int32_t>(id / g01);
+      if (pd.tile) {
+        F.exit = kNoExit;
+        if (pd.check)
+          F.check = beginCheckedProgram();
+        runTileList(pd.body, F);
+        continue;
+      }
       for (int64_t strip = 0; strip < pd.strips; ++strip) {
         F.laneBase = strip * pd.stripLen;
         runList(pd.body, F);

@@ -29,9 +29,8 @@
 #include <immintrin.h>
 #endif
 
-#include "exec/casts.h"
-#include "exec/compiler.h"
 #include "exec/copy.h"
+#include "exec/shared_emit.h"
 
 #include <algorithm>
 
@@ -339,11 +338,17 @@ template <int ES> void atomicCasK(const Inst &I, Frame &F) {
   const bool cb = I.in[1].bcast;
   const T *v = F.at<T>(I.in[2].off);
   const bool vb = I.in[2].bcast;
+  const uint8_t *m = a.hasMask ? F.at<uint8_t>(I.in[3].off) : nullptr;
+  const bool mb = I.in[3].bcast;
   T *o = F.at<T>(I.out);
   const int64_t n = I.n;
-  checkLanes(I, F, Access::Atomic, p, pb, nullptr, false, n, ES);
+  checkLanes(I, F, Access::Atomic, p, pb, m, mb, n, ES);
   bool failed = false;
   for (int64_t i = 0; i < n; ++i) {
+    if (m && !m[mb ? 0 : i]) { // masked off: memory untouched, the comparand comes back
+      o[i] = cmp[cb ? 0 : i];
+      continue;
+    }
     T expected = cmp[cb ? 0 : i];
     __atomic_compare_exchange_n(reinterpret_cast<T *>(p[pb ? 0 : i]), &expected, v[vb ? 0 : i],
                                 false, a.order, failOrder(a.order));
@@ -361,85 +366,131 @@ template <int ES> void atomicCasK(const Inst &I, Frame &F) {
   }
 }
 
+void fenceK(const Inst &I, Frame &) { __atomic_thread_fence(static_cast<int>(I.imm)); }
+
 } // namespace
+
+void emitPointerLoad(Compiler &c, const Operation &op, const Value *ptr, const Value *mask,
+                     const Value *other, const Value *res, int sem) {
+  auto *a = c.makeAux<MemAux>();
+  a->dt = c.dtype(res);
+  a->es = dtypeSize(a->dt);
+  a->isBool = a->dt == DType::I1;
+  a->rowLen = c.rowLen(res);
+  a->hasMask = mask != nullptr;
+  a->hasOther = other != nullptr;
+  Ref p = c.ref(ptr, true);
+  Ref mr = mask ? c.ref(mask, true) : Ref{};
+  Ref orr = other ? c.ref(other, true) : Ref{};
+  Inst &I = c.emit(pickBySize(a->es, loadK<1>, loadK<2>, loadK<4>, loadK<8>), op);
+  I.aux = a;
+  I.checked = !c.foreignPointer(ptr);
+  I.out = c.out(res);
+  I.n = c.numel(res);
+  I.in[0] = p;
+  I.in[1] = mr;
+  I.in[2] = orr;
+  if (sem == 2 || sem == 4)
+    emitFence(c, op, sem);
+}
+
+void emitPointerStore(Compiler &c, const Operation &op, const Value *ptr, const Value *val,
+                      const Value *mask, int sem) {
+  if (sem == 3 || sem == 4)
+    emitFence(c, op, sem);
+  auto *a = c.makeAux<MemAux>();
+  a->dt = c.dtype(val);
+  a->es = dtypeSize(a->dt);
+  a->rowLen = c.rowLen(val);
+  a->hasMask = mask != nullptr;
+  Ref p = c.ref(ptr, true), v = c.ref(val, true);
+  Ref mr = mask ? c.ref(mask, true) : Ref{};
+  Inst &I = c.emit(pickBySize(a->es, storeK<1>, storeK<2>, storeK<4>, storeK<8>), op);
+  I.aux = a;
+  I.checked = !c.foreignPointer(ptr);
+  I.n = c.numel(val);
+  I.in[0] = p;
+  I.in[1] = v;
+  I.in[2] = mr;
+}
+
+void emitFence(Compiler &c, const Operation &op, int sem) {
+  c.emit(fenceK, op).imm = memOrder(sem);
+}
+
+void emitAtomicRmwAs(Compiler &c, const Operation &op, const Value *ptr, const Value *val,
+                     const Value *mask, const Value *res, int rmwOp, int sem) {
+  auto *a = c.makeAux<MemAux>();
+  a->dt = c.dtype(res);
+  a->es = dtypeSize(a->dt);
+  a->order = memOrder(sem);
+  a->rmwOp = rmwOp;
+  if (a->rmwOp < kAnd || a->rmwOp > kXchg)
+    c.fail(op, "unknown atomic operation " + std::to_string(a->rmwOp));
+  bool isFloat = isFloatDType(a->dt);
+  if (a->rmwOp == kFAdd && !(isFloat && a->dt != DType::F8E4M3 && a->dt != DType::F8E5M2))
+    c.fail(op, std::string("fadd needs f16, bf16, f32 or f64 elements, not ") + dtypeName(a->dt));
+  if (isFloat && a->rmwOp != kFAdd && a->rmwOp != kMax && a->rmwOp != kMin && a->rmwOp != kXchg)
+    c.fail(op, std::string("this atomic op does not apply to ") + dtypeName(a->dt));
+  a->hasMask = mask != nullptr;
+  Ref p = c.ref(ptr, true), v = c.ref(val, true);
+  Ref mr = mask ? c.ref(mask, true) : Ref{};
+  Inst &I =
+      c.emit(pickBySize(a->es, atomicRmwK<1>, atomicRmwK<2>, atomicRmwK<4>, atomicRmwK<8>), op);
+  I.in[0] = p;
+  I.in[1] = v;
+  I.in[2] = mr;
+  I.aux = a;
+  I.out = c.out(res);
+  I.n = c.numel(res);
+  I.checked = !c.foreignPointer(ptr);
+}
+
+void emitAtomicCasAs(Compiler &c, const Operation &op, const Value *ptr, const Value *cmp,
+                     const Value *val, const Value *mask, const Value *res, int sem) {
+  auto *a = c.makeAux<MemAux>();
+  a->dt = c.dtype(res);
+  a->es = dtypeSize(a->dt);
+  a->order = memOrder(sem);
+  a->hasMask = mask != nullptr;
+  Ref p = c.ref(ptr, true), cr = c.ref(cmp, true), v = c.ref(val, true);
+  Ref mr = mask ? c.ref(mask, true) : Ref{};
+  Inst &I =
+      c.emit(pickBySize(a->es, atomicCasK<1>, atomicCasK<2>, atomicCasK<4>, atomicCasK<8>), op);
+  I.in[0] = p;
+  I.in[1] = cr;
+  I.in[2] = v;
+  I.in[3] = mr;
+  I.aux = a;
+  I.out = c.out(res);
+  I.n = c.numel(res);
+  I.checked = !c.foreignPointer(ptr);
+}
 
 bool emitMemory(Compiler &c, const Operation &op) {
   const std::string &name = op.name();
   if (emitCompact(c, op))
     return true;
+  auto opt = [&](size_t i) -> const Value * {
+    return op.numOperands() > i ? op.operand(i) : nullptr;
+  };
   if (name == "tt.load") {
-    const Value *res = op.result(0);
-    auto *a = c.makeAux<MemAux>();
-    a->dt = c.dtype(res);
-    a->es = dtypeSize(a->dt);
-    a->isBool = a->dt == DType::I1;
-    a->rowLen = c.rowLen(res);
-    a->hasMask = op.numOperands() > 1;
-    a->hasOther = op.numOperands() > 2;
-    Inst &I = c.emit(pickBySize(a->es, loadK<1>, loadK<2>, loadK<4>, loadK<8>), op);
-    I.aux = a;
-    I.checked = !c.foreignPointer(op.operand(0));
-    I.out = c.out(res);
-    I.n = c.numel(res);
-    I.in[0] = c.ref(op.operand(0), true);
-    if (a->hasMask)
-      I.in[1] = c.ref(op.operand(1), true);
-    if (a->hasOther)
-      I.in[2] = c.ref(op.operand(2), true);
+    emitPointerLoad(c, op, op.operand(0), opt(1), opt(2), op.result(0));
     return true;
   }
   if (name == "tt.store") {
-    const Value *val = op.operand(1);
-    auto *a = c.makeAux<MemAux>();
-    a->dt = c.dtype(val);
-    a->es = dtypeSize(a->dt);
-    a->rowLen = c.rowLen(val);
-    a->hasMask = op.numOperands() > 2;
-    Inst &I = c.emit(pickBySize(a->es, storeK<1>, storeK<2>, storeK<4>, storeK<8>), op);
-    I.aux = a;
-    I.checked = !c.foreignPointer(op.operand(0));
-    I.n = c.numel(val);
-    I.in[0] = c.ref(op.operand(0), true);
-    I.in[1] = c.ref(val, true);
-    if (a->hasMask)
-      I.in[2] = c.ref(op.operand(2), true);
+    emitPointerStore(c, op, op.operand(0), op.operand(1), opt(2));
     return true;
   }
-  if (name == "tt.atomic_rmw" || name == "tt.atomic_cas") {
-    const Value *res = op.result(0);
-    auto *a = c.makeAux<MemAux>();
-    a->dt = c.dtype(res);
-    a->es = dtypeSize(a->dt);
-    a->order = memOrder(op.intAttr("sem", 4));
-    Inst *I;
-    if (name == "tt.atomic_rmw") {
-      a->rmwOp = static_cast<int>(op.intAttr("atomic_rmw_op", 0));
-      if (a->rmwOp < kAnd || a->rmwOp > kXchg)
-        c.fail(op, "unknown atomic_rmw_op " + std::to_string(a->rmwOp));
-      bool isFloat = isFloatDType(a->dt);
-      if (a->rmwOp == kFAdd && !(isFloat && a->dt != DType::F8E4M3 && a->dt != DType::F8E5M2))
-        c.fail(op,
-               std::string("fadd needs f16, bf16, f32 or f64 elements, not ") + dtypeName(a->dt));
-      if (isFloat && a->rmwOp != kFAdd && a->rmwOp != kMax && a->rmwOp != kMin && a->rmwOp != kXchg)
-        c.fail(op, std::string("this atomic op does not apply to ") + dtypeName(a->dt));
-      a->hasMask = op.numOperands() > 2;
-      I = &c.emit(pickBySize(a->es, atomicRmwK<1>, atomicRmwK<2>, atomicRmwK<4>, atomicRmwK<8>),
-                  op);
-      I->in[0] = c.ref(op.operand(0), true);
-      I->in[1] = c.ref(op.operand(1), true);
-      if (a->hasMask)
-        I->in[2] = c.ref(op.operand(2), true);
-    } else {
-      I = &c.emit(pickBySize(a->es, atomicCasK<1>, atomicCasK<2>, atomicCasK<4>, atomicCasK<8>),
-                  op);
-      I->in[0] = c.ref(op.operand(0), true);
-      I->in[1] = c.ref(op.operand(1), true);
-      I->in[2] = c.ref(op.operand(2), true);
-    }
-    I->aux = a;
-    I->out = c.out(res);
-    I->n = c.numel(res);
-    I->checked = !c.foreignPointer(op.operand(0));
+  if (name == "tt.atomic_rmw") {
+    emitAtomicRmwAs(c, op, op.operand(0), op.operand(1), opt(2), op.result(0),
+                    static_cast<int>(op.intAttr("atomic_rmw_op", 0)),
+                    static_cast<int>(op.intAttr("sem", 4)));
+    return true;
+  }
+  if (name == "tt.atomic_cas") {
+    emitAtomicCasAs(c, op, op.operand(0), op.operand(1), op.operand(2), nullptr, op.result(0),
+                    static_cast<int>(op.intAttr("sem", 4)));
     return true;
   }
   return false;

@@ -16,8 +16,7 @@
 #include <mutex>
 #include <string>
 
-#include "exec/casts.h"
-#include "exec/compiler.h"
+#include "exec/shared_emit.h"
 
 namespace tt::exec {
 namespace {
@@ -149,6 +148,19 @@ void assertK(const Inst &I, Frame &F) {
 
 } // namespace
 
+KernelFn programIdKernel() { return programIdK; }
+KernelFn numProgramsKernel() { return numProgramsK; }
+
+void emitAssertAs(Compiler &c, const Operation &op, const Value *cond, const std::string &message) {
+  auto *a = c.makeAux<AssertAux>();
+  a->message = message;
+  Ref r = c.ref(cond, true);
+  Inst &I = c.emit(assertK, op);
+  I.aux = a;
+  I.in[0] = r;
+  I.n = c.numel(cond);
+}
+
 bool emitMisc(Compiler &c, const Operation &op) {
   const std::string &name = op.name();
   if (name == "arith.constant" || name == "llvm.intr.assume" || name == "gpu.barrier")
@@ -181,13 +193,9 @@ bool emitMisc(Compiler &c, const Operation &op) {
     return true;
   }
   if (name == "tt.assert") {
-    auto *a = c.makeAux<AssertAux>();
     Attribute msg = op.attr("message");
-    a->message = msg.kind() == Attribute::Kind::String ? msg.getString() : "";
-    Inst &I = c.emit(assertK, op);
-    I.aux = a;
-    I.in[0] = c.ref(op.operand(0), true);
-    I.n = c.numel(op.operand(0));
+    emitAssertAs(c, op, op.operand(0),
+                 msg.kind() == Attribute::Kind::String ? msg.getString() : "");
     return true;
   }
   return false;

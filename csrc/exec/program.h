@@ -1,4 +1,5 @@
-// The TTIR executor: TTIR run on host memory (the PTX-style path on the CPU).
+// The CPU executors: TTIR (TTIRProgram, the PTX-style path) and CUDA Tile IR (TileProgram,
+// the Tile path) run on host memory, with one execution model:
 //
 // A kernel specialization is prepared once (compiler.cpp) into a flat program over registers:
 //  - every SSA value gets a register of static shape and dtype at a fixed byte offset in a
@@ -17,6 +18,13 @@
 //  - purely elementwise 1-D kernels are strip-mined (compiler.h) so their registers stay in L1.
 // The grid runs on the persistent thread pool; each worker reuses one arena for every program
 // it runs. Programs run concurrently and in any order, as on a GPU.
+//
+// Tile IR (TileProgram) runs the same way: a `cuda_tile.entry` is prepared by the same
+// Compiler (Dialect::Tile) into the same kind of instruction lists over the same kernels; its
+// terminators may leave a region early (`continue`/`break` in an `if` inside a loop, `return`
+// in an `if`), which instructions signal through Frame::exit (runTileList). With the checker
+// (tile_check.h) every access also records the addresses it touches and the token set it
+// waited for, and pairs that Tile IR's memory model leaves unordered raise an error.
 //
 // Known limits: a program that waits for another program that has not started yet (global
 // barriers, stream-K fix-ups) can hang: only programs currently running make progress (with
@@ -126,6 +134,8 @@ struct Frame {
   const LaunchState *launch = nullptr;
   int64_t laneBase = 0; // strip-mined programs: the first lane of the strip being run
   int casFailures = 0;
+  int exit = 0;          // Tile IR: a region is being left early (ExitKind)
+  void *check = nullptr; // Tile IR checker state of this program (tile_check.cpp)
 
   template <class T> T *at(uint32_t off) const { return reinterpret_cast<T *>(R + off); }
 };
@@ -133,6 +143,17 @@ struct Frame {
 inline void runList(const InstList &list, Frame &f) {
   for (const Inst &inst : list)
     inst.fn(inst, f);
+}
+
+// Tile IR: an instruction that leaves its region sets Frame::exit; the lists it is nested in
+// stop, up to the loop (continue, break) or the entry (return) that consumes it.
+enum ExitKind : int { kNoExit = 0, kExitContinue = 1, kExitBreak = 2, kExitReturn = 3 };
+inline void runTileList(const InstList &list, Frame &f) {
+  for (const Inst &inst : list) {
+    inst.fn(inst, f);
+    if (f.exit)
+      return;
+  }
 }
 
 // A prepared kernel.
@@ -152,7 +173,9 @@ struct ProgramData {
   int64_t strips = 1, stripLen = 0;
   std::vector<std::unique_ptr<Aux>> aux;
   std::vector<std::unique_ptr<OpSite>> sites;
-  uint64_t uid = 0; // unique per prepared program (arena reuse tag)
+  uint64_t uid = 0;   // unique per prepared program (arena reuse tag)
+  bool tile = false;  // a Tile IR program (runTileList, Frame::exit)
+  bool check = false; // the Tile IR checker is on
   size_t numInsts = 0;
   std::string notes; // preparation decisions worth knowing when tuning (compact pointer tiles)
 };
@@ -172,6 +195,32 @@ public:
   size_t arenaBytes() const { return data_->arenaBytes; }
   size_t numInstructions() const { return data_->numInsts; }
   const std::string &notes() const { return data_->notes; }
+
+private:
+  std::unique_ptr<ProgramData> data_;
+};
+
+// Runs a prepared program over the grid (interpreter.cpp); shared by both executors.
+void runProgram(const ProgramData &pd, std::array<int64_t, 3> grid,
+                const std::vector<ArgValue> &args, int numThreads);
+
+class TileProgram {
+public:
+  // Prepares `kernelName` (a cuda_tile.entry of `m`). With `check`, the program runs the
+  // checker (tile_check.h): accesses of one program to one address, at least one a write,
+  // that no chain of tokens orders raise UnorderedAccessError. Throws ExecError for ops the
+  // executor cannot run. The module may be destroyed afterwards.
+  TileProgram(const Module &m, const std::string &kernelName, bool check = false);
+  ~TileProgram();
+
+  // As TTIRProgram::run.
+  void run(std::array<int64_t, 3> grid, const std::vector<ArgValue> &args, int numThreads) const;
+
+  const std::string &kernelName() const { return data_->kernelName; }
+  size_t arenaBytes() const { return data_->arenaBytes; }
+  size_t numInstructions() const { return data_->numInsts; }
+  const std::string &notes() const { return data_->notes; }
+  bool checking() const { return data_->check; }
 
 private:
   std::unique_ptr<ProgramData> data_;

@@ -15,11 +15,17 @@
 // Scans run sequentially along K: out[k] = combine(out[k-1], x[k]); `reverse` walks from the
 // end (combine(acc, x[k]) with acc accumulated from the later elements).
 // f16/bf16 reductions take the vector path, which rounds after every combine like the op does.
+//
+// Both op sets go through emitCombine (shared_emit.h): TTIR's combine region takes (lhs...,
+// rhs...) with lhs the running value; Tile IR's takes (element, accumulator) pairs and an
+// identity per operand, which the sequential strategies use as the initial accumulator (the
+// tree and the fast loops pair elements directly, which an identity does not change).
+#include <array>
 #include <cstring>
 
-#include "exec/compiler.h"
 #include "exec/copy.h"
 #include "exec/elementwise.h"
+#include "exec/shared_emit.h"
 
 namespace tt::exec {
 namespace {
@@ -185,6 +191,8 @@ KernelFn pickFast(const std::string &op, DType dt, bool scan) {
   }
 }
 
+} // namespace
+
 // The single op of a region `^bb(%a, %b): %r = OP %a, %b; return %r`, or null.
 const Operation *singleCombineOp(const Block &b) {
   if (b.numArgs() != 2 || b.ops().size() != 2)
@@ -199,11 +207,15 @@ const Operation *singleCombineOp(const Block &b) {
   return (direct || swapped) ? op : nullptr;
 }
 
+namespace {
+
 // ---- general path ----
 
 struct GeneralAux : Aux {
   Geometry g;
   bool scan = false, reverse = false, tree = false, scalar = false;
+  bool hasIdentity = false;                  // start from identities (else the first element)
+  std::vector<std::array<char, 8>> identity; // per operand, in its element type
   std::vector<Ref> inputs;
   std::vector<uint32_t> outs, lhs, rhs, work;
   std::vector<Ref> rets;
@@ -270,19 +282,30 @@ void reduceTreeK(const GeneralAux &a, Frame &F) {
   }
 }
 
+// n copies of an identity element.
+inline void fillIdentity(char *dst, const std::array<char, 8> &id, int64_t n, int es) {
+  for (int64_t i = 0; i < n; ++i)
+    std::memcpy(dst + i * es, id.data(), static_cast<size_t>(es));
+}
+
 // Sequential along K for whole slices (vector) or one column at a time (scalar).
 void sequentialK(const GeneralAux &a, Frame &F) {
   const Geometry &g = a.g;
   const size_t N = a.inputs.size();
   const int64_t first = a.reverse ? g.K - 1 : 0, step = a.reverse ? -1 : 1;
+  const int64_t c0 = a.hasIdentity ? 0 : 1; // the first combined element
   if (!a.scalar) {
     const int64_t n = g.outer * g.inner;
     for (size_t j = 0; j < N; ++j) {
+      if (a.hasIdentity) {
+        fillIdentity(F.R + a.lhs[j], a.identity[j], n, a.es[j]);
+        continue;
+      }
       takeSlice(F.R + a.lhs[j], F.R + a.inputs[j].off, g, first, a.es[j]);
       if (a.scan)
         putSlice(F.R + a.outs[j], F.R + a.lhs[j], g, first, a.es[j]);
     }
-    for (int64_t k = first + step, c = 1; c < g.K; k += step, ++c) {
+    for (int64_t k = first + c0 * step, c = c0; c < g.K; k += step, ++c) {
       for (size_t j = 0; j < N; ++j)
         takeSlice(F.R + a.rhs[j], F.R + a.inputs[j].off, g, k, a.es[j]);
       runList(a.programs[0], F);
@@ -301,11 +324,15 @@ void sequentialK(const GeneralAux &a, Frame &F) {
     for (int64_t i = 0; i < g.inner; ++i) {
       auto at = [&](int64_t k) { return (o * g.K + k) * g.inner + i; };
       for (size_t j = 0; j < N; ++j) {
+        if (a.hasIdentity) {
+          fillIdentity(F.R + a.lhs[j], a.identity[j], 1, a.es[j]);
+          continue;
+        }
         std::memcpy(F.R + a.lhs[j], F.R + a.inputs[j].off + at(first) * a.es[j], a.es[j]);
         if (a.scan)
           std::memcpy(F.R + a.outs[j] + at(first) * a.es[j], F.R + a.lhs[j], a.es[j]);
       }
-      for (int64_t k = first + step, c = 1; c < g.K; k += step, ++c) {
+      for (int64_t k = first + c0 * step, c = c0; c < g.K; k += step, ++c) {
         for (size_t j = 0; j < N; ++j)
           std::memcpy(F.R + a.rhs[j], F.R + a.inputs[j].off + at(k) * a.es[j], a.es[j]);
         runList(a.programs[0], F);
@@ -357,36 +384,55 @@ bool emitReduce(Compiler &c, const Operation &op) {
   bool scan = op.is("tt.scan");
   if (!scan && !op.is("tt.reduce"))
     return false;
+  CombineSpec spec;
   const size_t N = op.numOperands();
-  if (N == 0 || op.numResults() != N)
+  for (size_t j = 0; j < N; ++j)
+    spec.inputs.push_back(op.operand(j));
+  for (size_t j = 0; j < op.numResults(); ++j)
+    spec.results.push_back(op.result(j));
+  spec.axis = static_cast<int>(op.intAttr("axis", 0));
+  spec.scan = scan;
+  spec.reverse = scan && op.intAttr("reverse", 0) != 0;
+  if (op.numRegions() != 1 || op.region(0)->empty())
+    c.fail(op, "needs a combine region");
+  spec.body = op.region(0)->front();
+  for (size_t j = 0; j < N; ++j) {
+    spec.accArg.push_back(j);
+    spec.elemArg.push_back(N + j);
+  }
+  if (const Operation *single = singleCombineOp(*spec.body))
+    spec.singleKernel = single->name();
+  emitCombine(c, op, spec);
+  return true;
+}
+
+void emitCombine(Compiler &c, const Operation &op, const CombineSpec &spec) {
+  const size_t N = spec.inputs.size();
+  if (N == 0 || spec.results.size() != N)
     c.fail(op, "needs as many results as operands");
-  const auto &shape = op.operand(0)->type.shape();
-  int axis = static_cast<int>(op.intAttr("axis", 0));
+  const auto &shape = spec.inputs[0]->type.shape();
+  int axis = spec.axis;
   if (shape.empty() || axis < 0 || axis >= static_cast<int>(shape.size()))
     c.fail(op, "axis " + std::to_string(axis) + " out of range");
   const Geometry g = geometry(shape, axis);
-  bool reverse = scan && op.intAttr("reverse", 0) != 0;
-  if (op.numRegions() != 1 || op.region(0)->empty())
-    c.fail(op, "needs a combine region");
-  const Block &body = *op.region(0)->front();
+  const bool scan = spec.scan, reverse = spec.reverse;
+  const Block &body = *spec.body;
   const Operation *term = body.terminator();
   if (body.numArgs() != 2 * N || !term || term->numOperands() != N)
     c.fail(op, "the combine region needs 2N arguments and returns N values");
 
-  if (N == 1) {
-    if (const Operation *single = singleCombineOp(body)) {
-      if (KernelFn fn = pickFast(single->name(), c.dtype(op.operand(0)), scan)) {
-        auto *a = c.makeAux<FastAux>();
-        a->g = g;
-        a->reverse = reverse;
-        Ref in = c.ref(op.operand(0));
-        Inst &I = c.emit(fn, op);
-        I.aux = a;
-        I.in[0] = in;
-        I.out = c.out(op.result(0));
-        I.n = c.numel(op.operand(0));
-        return true;
-      }
+  if (N == 1 && !spec.singleKernel.empty()) {
+    if (KernelFn fn = pickFast(spec.singleKernel, c.dtype(spec.inputs[0]), scan)) {
+      auto *a = c.makeAux<FastAux>();
+      a->g = g;
+      a->reverse = reverse;
+      Ref in = c.ref(spec.inputs[0]);
+      Inst &I = c.emit(fn, op);
+      I.aux = a;
+      I.in[0] = in;
+      I.out = c.out(spec.results[0]);
+      I.n = c.numel(spec.inputs[0]);
+      return;
     }
   }
 
@@ -396,16 +442,25 @@ bool emitReduce(Compiler &c, const Operation &op) {
   a->reverse = reverse;
   a->scalar = !regionIsElementwise(body);
   a->tree = !scan && !a->scalar && g.K > 1 && (g.K & (g.K - 1)) == 0;
+  a->hasIdentity = !spec.identities.empty() && !a->tree;
   for (size_t j = 0; j < N; ++j) {
-    a->inputs.push_back(c.ref(op.operand(j)));
-    a->outs.push_back(c.out(op.result(j)));
-    a->es.push_back(dtypeSize(c.dtype(op.operand(j))));
+    a->inputs.push_back(c.ref(spec.inputs[j]));
+    a->outs.push_back(c.out(spec.results[j]));
+    a->es.push_back(dtypeSize(c.dtype(spec.inputs[j])));
+    if (a->hasIdentity) {
+      const Attribute &id = spec.identities.at(j);
+      std::array<char, 8> bytes{};
+      bool isFloat = id.kind() == Attribute::Kind::Float;
+      encodeConstant(bytes.data(), c.dtype(spec.inputs[j]), isFloat, isFloat ? id.getFloat() : 0,
+                     isFloat ? 0 : id.getInt());
+      a->identity.push_back(bytes);
+    }
   }
   int64_t n = a->scalar ? 1 : (a->tree ? g.outer * (g.K / 2) * g.inner : g.outer * g.inner);
   c.assignRegion(body, n);
   for (size_t j = 0; j < N; ++j) {
-    a->lhs.push_back(c.out(body.arg(j)));
-    a->rhs.push_back(c.out(body.arg(N + j)));
+    a->lhs.push_back(c.out(body.arg(spec.accArg[j])));
+    a->rhs.push_back(c.out(body.arg(spec.elemArg[j])));
     if (a->tree)
       a->work.push_back(c.scratch(static_cast<size_t>(n) * a->es[j]));
   }
@@ -426,7 +481,6 @@ bool emitReduce(Compiler &c, const Operation &op) {
   }
   Inst &I = c.emit(generalK, op);
   I.aux = a;
-  return true;
 }
 
 } // namespace tt::exec

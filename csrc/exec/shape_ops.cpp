@@ -13,8 +13,8 @@
 #include <cstring>
 #include <string>
 
-#include "exec/compiler.h"
 #include "exec/copy.h"
+#include "exec/shared_emit.h"
 
 namespace tt::exec {
 namespace {
@@ -87,26 +87,6 @@ KernelFn stridedCopyKernel(int es) {
   }
 }
 
-std::vector<int64_t> rowMajorStrides(const std::vector<int64_t> &shape) {
-  std::vector<int64_t> s(shape.size(), 1);
-  for (int i = static_cast<int>(shape.size()) - 2; i >= 0; --i)
-    s[i] = s[i + 1] * shape[i + 1];
-  return s;
-}
-
-// out = in, as a copy (or nothing when they share a register).
-void emitCopy(Compiler &c, const Operation &op, const Value *in, const Value *out) {
-  if (c.isBcast(out))
-    return;
-  Ref r = c.ref(in, true);
-  if (!r.bcast && r.off == c.out(out))
-    return;
-  Inst &I = c.emit(copyKernel(dtypeSize(c.dtype(out))), op);
-  I.out = c.out(out);
-  I.in[0] = r;
-  I.n = c.numel(out);
-}
-
 // ---- make_range in a strip-mined program ----
 void iotaK(const Inst &I, Frame &F) {
   int32_t *__restrict o = F.at<int32_t>(I.out);
@@ -133,10 +113,16 @@ template <class T> void splitK(const Inst &I, Frame &F) {
     o1[i] = a[2 * i + 1];
   }
 }
+// I.n outer slices, each imm bytes of a then imm2 bytes of b.
 void catK(const Inst &I, Frame &F) {
-  size_t bytesA = static_cast<size_t>(I.imm), bytesB = static_cast<size_t>(I.imm2);
-  copyBytes(F.R + I.out, F.R + I.in[0].off, bytesA);
-  copyBytes(F.R + I.out + bytesA, F.R + I.in[1].off, bytesB);
+  const size_t bytesA = static_cast<size_t>(I.imm), bytesB = static_cast<size_t>(I.imm2);
+  const char *a = F.R + I.in[0].off, *b = F.R + I.in[1].off;
+  char *o = F.R + I.out;
+  for (int64_t k = 0; k < I.n; ++k) {
+    copyBytes(o, a + k * bytesA, bytesA);
+    copyBytes(o + bytesA, b + k * bytesB, bytesB);
+    o += bytesA + bytesB;
+  }
 }
 
 // The kernel template K instantiated for an element size.
@@ -197,6 +183,66 @@ void histogramK(const Inst &I, Frame &F) {
 
 } // namespace
 
+std::vector<int64_t> rowMajorStrides(const std::vector<int64_t> &shape) {
+  std::vector<int64_t> s(shape.size(), 1);
+  for (int i = static_cast<int>(shape.size()) - 2; i >= 0; --i)
+    s[i] = s[i + 1] * shape[i + 1];
+  return s;
+}
+
+void emitCopyAs(Compiler &c, const Operation &op, const Value *in, const Value *out) {
+  if (c.isBcast(out))
+    return;
+  Ref r = c.ref(in, true);
+  if (!r.bcast && r.off == c.out(out))
+    return;
+  Inst &I = c.emit(copyKernel(dtypeSize(c.dtype(out))), op);
+  I.out = c.out(out);
+  I.in[0] = r;
+  I.n = c.numel(out);
+}
+
+void emitStridedCopyAs(Compiler &c, const Operation &op, const Value *in, const Value *res,
+                       const std::vector<int64_t> &strides) {
+  auto *a = c.makeAux<StridedAux>();
+  a->shape = res->type.shape();
+  a->strides = strides;
+  a->es = dtypeSize(c.dtype(res));
+  if (a->shape.size() > kMaxRank)
+    c.fail(op, "rank above 8");
+  Ref src = c.ref(in);
+  Inst &I = c.emit(stridedCopyKernel(a->es), op);
+  I.aux = a;
+  I.out = c.out(res);
+  I.in[0] = src;
+  I.n = c.numel(res);
+}
+
+void emitCatAs(Compiler &c, const Operation &op, const Value *av, const Value *bv, const Value *res,
+               int dim) {
+  const auto &as = av->type.shape(), &bs = bv->type.shape();
+  if (dim < 0 || dim >= static_cast<int>(as.size()))
+    c.fail(op, "concatenation dimension out of range");
+  int64_t outer = 1, innerA = 1, innerB = 1;
+  for (int d = 0; d < static_cast<int>(as.size()); ++d) {
+    if (d < dim) {
+      outer *= as[d];
+    } else {
+      innerA *= as[d];
+      innerB *= bs[d];
+    }
+  }
+  int es = dtypeSize(c.dtype(res));
+  Ref a = c.ref(av), b = c.ref(bv);
+  Inst &I = c.emit(catK, op);
+  I.in[0] = a;
+  I.in[1] = b;
+  I.out = c.out(res);
+  I.n = outer;
+  I.imm = innerA * es;
+  I.imm2 = innerB * es;
+}
+
 bool emitShape(Compiler &c, const Operation &op) {
   const std::string &name = op.name();
   if (name == "tt.make_range") {
@@ -209,51 +255,34 @@ bool emitShape(Compiler &c, const Operation &op) {
     return true;
   }
   if (name == "tt.splat" || name == "tt.expand_dims" || name == "tt.reshape") {
-    emitCopy(c, op, op.operand(0), op.result(0));
+    emitCopyAs(c, op, op.operand(0), op.result(0));
     return true;
   }
   if (name == "tt.broadcast" || name == "tt.trans") {
     const Value *in = op.operand(0), *res = op.result(0);
     if (c.isBcast(res))
       return true;
-    const auto &inShape = in->type.shape();
+    const auto &inShape = in->type.shape(), &outShape = res->type.shape();
     auto inStrides = rowMajorStrides(inShape);
-    auto *a = c.makeAux<StridedAux>();
-    a->shape = res->type.shape();
-    a->es = dtypeSize(c.dtype(res));
-    if (a->shape.size() > kMaxRank)
-      c.fail(op, "rank above 8");
+    std::vector<int64_t> strides;
     if (name == "tt.broadcast") {
-      if (inShape.size() != a->shape.size())
+      if (inShape.size() != outShape.size())
         c.fail(op, "broadcast must keep the rank");
       for (size_t d = 0; d < inShape.size(); ++d)
-        a->strides.push_back(inShape[d] == 1 && a->shape[d] != 1 ? 0 : inStrides[d]);
+        strides.push_back(inShape[d] == 1 && outShape[d] != 1 ? 0 : inStrides[d]);
     } else {
       Attribute ord = op.attr("order");
       const auto &order = ord.getInts();
       if (order.size() != inShape.size())
         c.fail(op, "order must list every dimension");
       for (int64_t d : order)
-        a->strides.push_back(inStrides.at(static_cast<size_t>(d)));
+        strides.push_back(inStrides.at(static_cast<size_t>(d)));
     }
-    Ref src = c.ref(in);
-    Inst &I = c.emit(stridedCopyKernel(a->es), op);
-    I.aux = a;
-    I.out = c.out(res);
-    I.in[0] = src;
-    I.n = c.numel(res);
+    emitStridedCopyAs(c, op, in, res, strides);
     return true;
   }
   if (name == "tt.cat") {
-    const Value *res = op.result(0);
-    int es = dtypeSize(c.dtype(res));
-    Ref a = c.ref(op.operand(0)), b = c.ref(op.operand(1));
-    Inst &I = c.emit(catK, op);
-    I.in[0] = a;
-    I.in[1] = b;
-    I.out = c.out(res);
-    I.imm = c.numel(op.operand(0)) * es;
-    I.imm2 = c.numel(op.operand(1)) * es;
+    emitCatAs(c, op, op.operand(0), op.operand(1), op.result(0), 0);
     return true;
   }
   if (name == "tt.join") {

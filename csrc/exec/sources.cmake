@@ -14,4 +14,15 @@ list(APPEND TT_CORE_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/misc_ops.cpp
   ${CMAKE_CURRENT_LIST_DIR}/reduce.cpp
   ${CMAKE_CURRENT_LIST_DIR}/shape_ops.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/thread_pool.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/thread_pool.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/tile_check.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/tile_compiler.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/tile_compute.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/tile_control.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/tile_elementwise.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/tile_memory.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/tile_misc.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/tile_ops.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/tile_shape.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/tile_sink.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/tile_view.cpp)

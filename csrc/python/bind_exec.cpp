@@ -1,10 +1,11 @@
 // Bindings of the CPU executors (bindings only: argument marshalling and error translation).
 //
-//   prog = _core.TTIRProgram(module, kernel_name)
+//   prog = _core.TTIRProgram(module, kernel_name)          # a TTIR tt.func
+//   prog = _core.TileProgram(tile_module, kernel_name, check=False)  # a cuda_tile.entry
 //   prog.run(grid=(g0, g1, g2), args=[...], num_threads=n)
 // args: (address, nbytes) or (address, base, nbytes) tuples for pointers, int, float or bool.
-// OutOfBoundsError -> IndexError, DeviceAssertError -> AssertionError, ExecError ->
-// RuntimeError. The GIL is released while the grid runs.
+// OutOfBoundsError -> IndexError, DeviceAssertError -> AssertionError, ExecError (and the
+// checker's UnorderedAccessError) -> RuntimeError. The GIL is released while the grid runs.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -15,6 +16,7 @@
 
 namespace py = pybind11;
 using tt::exec::ArgValue;
+using tt::exec::TileProgram;
 using tt::exec::TTIRProgram;
 
 namespace {
@@ -56,6 +58,22 @@ ArgValue toArgOrThrow(const py::handle &h, size_t i) {
                        std::string(py::str(py::type::of(h))));
 }
 
+template <class Program>
+void runBound(const Program &prog, const py::sequence &grid, const py::sequence &args,
+              int numThreads) {
+  std::array<int64_t, 3> g{1, 1, 1};
+  if (grid.size() > 3)
+    throw py::value_error("grid has more than 3 dimensions");
+  for (size_t d = 0; d < grid.size(); ++d)
+    g[d] = grid[d].cast<int64_t>();
+  std::vector<ArgValue> values;
+  values.reserve(args.size());
+  for (size_t i = 0; i < args.size(); ++i)
+    values.push_back(toArg(args[i], i));
+  py::gil_scoped_release release;
+  prog.run(g, values, numThreads);
+}
+
 } // namespace
 
 void bindExec(py::module_ &m) {
@@ -74,27 +92,23 @@ void bindExec(py::module_ &m) {
 
   py::class_<TTIRProgram>(m, "TTIRProgram")
       .def(py::init<const tt::Module &, const std::string &>(), py::arg("module"), py::arg("name"))
-      .def(
-          "run",
-          [](const TTIRProgram &prog, const py::sequence &grid, const py::sequence &args,
-             int numThreads) {
-            std::array<int64_t, 3> g{1, 1, 1};
-            if (grid.size() > 3)
-              throw py::value_error("grid has more than 3 dimensions");
-            for (size_t d = 0; d < grid.size(); ++d)
-              g[d] = grid[d].cast<int64_t>();
-            std::vector<ArgValue> values;
-            values.reserve(args.size());
-            for (size_t i = 0; i < args.size(); ++i)
-              values.push_back(toArg(args[i], i));
-            py::gil_scoped_release release;
-            prog.run(g, values, numThreads);
-          },
-          py::arg("grid"), py::arg("args"), py::arg("num_threads") = 0)
+      .def("run", &runBound<TTIRProgram>, py::arg("grid"), py::arg("args"),
+           py::arg("num_threads") = 0)
       .def_property_readonly("name", &TTIRProgram::kernelName)
       .def_property_readonly("arena_bytes", &TTIRProgram::arenaBytes)
       .def_property_readonly("num_instructions", &TTIRProgram::numInstructions)
       .def_property_readonly("notes", &TTIRProgram::notes);
+
+  py::class_<TileProgram>(m, "TileProgram")
+      .def(py::init<const tt::Module &, const std::string &, bool>(), py::arg("module"),
+           py::arg("name"), py::arg("check") = false)
+      .def("run", &runBound<TileProgram>, py::arg("grid"), py::arg("args"),
+           py::arg("num_threads") = 0)
+      .def_property_readonly("name", &TileProgram::kernelName)
+      .def_property_readonly("arena_bytes", &TileProgram::arenaBytes)
+      .def_property_readonly("num_instructions", &TileProgram::numInstructions)
+      .def_property_readonly("notes", &TileProgram::notes)
+      .def_property_readonly("check", &TileProgram::checking);
 
   m.def("hardware_threads", &tt::exec::hardwareThreads);
 }

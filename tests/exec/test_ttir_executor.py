@@ -857,3 +857,30 @@ def test_argument_errors():
         run(p, (1, 1, 1), ptr(x), ptr(x), ptr(x), 1.5)
     with pytest.raises(RuntimeError, match=r"no function named nope"):
         prog(VADD, "nope")
+
+
+NEG_STEP = r"""
+module {
+  tt.func public @k(%o: !tt.ptr<i32>, %lo: i32, %hi: i32, %step: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %r:2 = scf.for %i = %hi to %lo step %step iter_args(%s = %c0, %n = %c0) -> (i32, i32) : i32 {
+      %s2 = arith.addi %s, %i : i32
+      %n2 = arith.addi %n, %c1 : i32
+      scf.yield %s2, %n2 : i32, i32
+    }
+    tt.store %o, %r#0 : !tt.ptr<i32>
+    %o1 = tt.addptr %o, %c1 : !tt.ptr<i32>, i32
+    tt.store %o1, %r#1 : !tt.ptr<i32>
+    tt.return
+  }
+}
+"""
+
+
+def test_negative_i32_loop_step_and_bounds():
+    """i32 registers read back sign-extended: a negative dynamic step counts down (a bug once
+    read i32 values through `cond ? uint32_t : int32_t`, which loses the sign)."""
+    o = np.zeros(2, np.int32)
+    run(prog(NEG_STEP), (1, 1, 1), ptr(o), -7, 10, -3)
+    assert o.tolist() == [sum(range(10, -7, -3)), len(range(10, -7, -3))]
