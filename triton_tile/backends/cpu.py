@@ -122,11 +122,14 @@ def prepare(module, name: str):
 
 
 def prepare_tile(tile_module, name: str):
-    """(program, None) running Tile IR on the CPU tile executor, or (None, why not)."""
-    tile_program = getattr(core(), "TileProgram", None)
-    if tile_program is None:
-        return None, "the CPU tile executor is not built yet"
-    return tile_program(tile_module, name), None
+    """(program, None) running Tile IR on the CPU tile executor, or (None, why not): an op
+    the executor refuses sends the kernel back to the PTX-style path, loudly (the caller)."""
+    from .. import knobs
+
+    try:
+        return core().TileProgram(tile_module, name, check=knobs.check), None
+    except RuntimeError as e:
+        return None, f"the CPU tile executor cannot run it: {e}"
 
 
 def pointer_arg(buf):

@@ -303,7 +303,10 @@ private:
       auto wr = collapse(b, s, c);
       op.operands.push_back(wr.first);
       op.operands.push_back(wr.second);
-      restore(inner, c, body->addArg(Type::token()), body->addArg(Type::token()));
+      // Two statements: the block arguments must be (write, read) in the operands' order.
+      Value *w = body->addArg(Type::token());
+      Value *r = body->addArg(Type::token());
+      restore(inner, c, w, r);
     }
     blockWithExits(*body, inner, classes);
     size_t base = op.numResults();
