@@ -267,6 +267,21 @@ def test_aliasing_same_array_twice(rng):
     assert_equal(z, x * 2 + 1)
 
 
+def test_aliased_arguments_are_one_buffer_for_the_tile_tokens(rng, path, monkeypatch):
+    """The same array passed twice is specialized as one alias class: on the Tile path its
+    accesses are ordered by tokens (the race checker would report them otherwise)."""
+    monkeypatch.setenv("TRITON_TILE_CHECK", "1")
+    n = 300
+    x = numpy_random(n, "int32", rng, low=-1000, high=1000)
+    a, z = x.copy(), poisoned(n, "int32")
+    k = _alias_kernel[(cdiv(n, 128),)](a, a, z, n, BLOCK=128)
+    assert_equal(z, x * 2 + 1)
+    if path == "tile":
+        assert k.metadata.path == "tile"
+        # the conversion saw X and Y as one buffer: the second load waits on the store
+        assert "token=" in k.asm["tileir"].split("store_view_tko")[1]
+
+
 def test_no_aliasing_reads_original(rng):
     n = 300
     x = numpy_random(n, "int32", rng, low=-1000, high=1000)

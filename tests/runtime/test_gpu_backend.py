@@ -34,6 +34,12 @@ class FakeCudaArray:
                                          "version": 3}
 
 
+def three_arrays():
+    # Distinct addresses: the same array passed twice would be another specialization (one
+    # alias class on the Tile path).
+    return [FakeCudaArray(ptr=(i + 1) << 20) for i in range(3)]
+
+
 @pytest.fixture
 def gpu_machine(monkeypatch):
     """Pretend device 0 is an sm_90 GPU (compiles only: nothing is loaded or launched)."""
@@ -111,8 +117,8 @@ def test_ahead_of_time_compile_then_a_gpu_machine_without_tileiras_hits(monkeypa
     monkeypatch.setenv("TRITON_TILE_TILEIRAS", "/elsewhere/tileiras")
     no_tileiras(monkeypatch)
     add_kernel.cache.clear()
-    a = FakeCudaArray()
-    k2 = add_kernel.warmup(a, a, a, 1000, BLOCK=1024, grid=(1,))
+    a = three_arrays()
+    k2 = add_kernel.warmup(*a, 1000, BLOCK=1024, grid=(1,))
     assert isinstance(k2, tile_gpu.TileGPUKernel) and k2.asm["cubin"] == cubin
     assert k2.hash == k.hash and k2.tileiras_version == version
 
@@ -120,27 +126,27 @@ def test_ahead_of_time_compile_then_a_gpu_machine_without_tileiras_hits(monkeypa
 @requires_tileiras
 def test_a_new_tileiras_version_is_a_miss(monkeypatch, gpu_machine):
     monkeypatch.setenv("ENABLE_TILE", "1")
-    a = FakeCudaArray()
-    k1 = add_kernel.warmup(a, a, a, 1000, BLOCK=1024, grid=(1,))
+    a = three_arrays()
+    k1 = add_kernel.warmup(*a, 1000, BLOCK=1024, grid=(1,))
     add_kernel.cache.clear()
     monkeypatch.setattr(tile_gpu, "installed_tileiras_version", lambda: "tileiras V99.0.0")
-    k2 = add_kernel.warmup(a, a, a, 1000, BLOCK=1024, grid=(1,))
+    k2 = add_kernel.warmup(*a, 1000, BLOCK=1024, grid=(1,))
     assert k2.hash != k1.hash and k2.tileiras_version == "tileiras V99.0.0"
 
 
 def test_no_tileiras_and_no_cache_falls_back_loudly(monkeypatch, gpu_machine):
     monkeypatch.setenv("ENABLE_TILE", "1")
     no_tileiras(monkeypatch)
-    a = FakeCudaArray()
+    a = three_arrays()
     with pytest.warns(TileFallbackWarning, match="tileiras is not installed"):
-        k = add_kernel.warmup(a, a, a, 999, BLOCK=512, grid=(1,))
+        k = add_kernel.warmup(*a, 999, BLOCK=512, grid=(1,))
     assert isinstance(k, ptx_gpu.PTXGPUKernel)
     assert (k.metadata.path, k.metadata.target) == ("ptx", "sm_90")
     assert "tileir" in k.asm  # the conversion ran; only the cubin is missing
     monkeypatch.setenv("TRITON_TILE_FALLBACK", "error")
     add_kernel.cache.clear()
     with pytest.raises(RuntimeError, match="TRITON_TILE_FALLBACK=error"):
-        add_kernel.warmup(a, a, a, 999, BLOCK=512, grid=(1,))
+        add_kernel.warmup(*a, 999, BLOCK=512, grid=(1,))
 
 
 def test_ptx_path_on_a_gpu_needs_stock_triton(monkeypatch, gpu_machine):

@@ -42,6 +42,9 @@ class CPUOptions:
     default_dot_input_precision: str = "tf32"
     allowed_dot_input_precisions: Tuple[str, ...] = ("tf32", "tf32x3", "ieee")
     enable_tile: bool = False
+    # Tile path: groups of pointer parameters that share an allocation at launch
+    # (runtime/specialize.alias_classes).
+    alias_classes: Tuple[Tuple[int, ...], ...] = ()
 
     def __post_init__(self):
         def need(ok, msg):

@@ -57,6 +57,7 @@ def tile_options(options, alias_classes=(), arch=None, ttir_text: str = ""):
 def convert(ttir, name: str, options, alias_classes=(), arch=None) -> TileResult:
     """Converts a copy of the (already inlined and cleaned) TTIR module."""
     core = cpu.core()
+    alias_classes = alias_classes or getattr(options, "alias_classes", ())
     module = ttir.clone()
     core.run_passes(module, TILE_PASSES)
     r = core.convert_to_tile(module, name,

@@ -8,6 +8,7 @@ in memory by (function key, specialization, options, code-changing knobs), compi
 from __future__ import annotations
 
 import ast
+import dataclasses
 import hashlib
 import inspect
 import re
@@ -337,6 +338,10 @@ class JITFunction(KernelInterface):
         # The executor follows the data: CUDA arrays run on their GPU, host arrays on the CPU;
         # a warmup with TRITON_TILE_TARGET set compiles for that GPU with none present.
         spec_key, runtime, buf = self._specialize(bound, warmup)
+        if options.enable_tile:
+            aliased = sp.alias_classes(runtime)
+            if aliased:  # part of the specialization: the key and the Tile IR's tokens
+                options = dataclasses.replace(options, alias_classes=aliased)
         if buf is not None:
             device = ("cuda", buf.device)
         else:

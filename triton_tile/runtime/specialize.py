@@ -410,6 +410,19 @@ def tuple_constants(value, types):
     return type(value)(*out) if hasattr(value, "_fields") else tuple(out)
 
 
+def alias_classes(values) -> tuple:
+    """Kernel parameters (by position among the executor arguments) whose pointers share one
+    allocation at this launch: the Tile path orders their accesses as one buffer's (Tile IR
+    orders memory only through tokens; two names for one array must not race)."""
+    groups: dict = {}
+    for i, v in enumerate(flatten_runtime(values)):
+        if isinstance(v, HostBuffer):
+            groups.setdefault(("host", v.lo), []).append(i)
+        elif isinstance(v, DeviceBuffer):
+            groups.setdefault(("cuda", v.device, v.ptr), []).append(i)
+    return tuple(tuple(g) for g in groups.values() if len(g) > 1)
+
+
 def flatten_runtime(values) -> list:
     """Executor arguments in order: constexprs dropped, tuples flattened."""
     out: list = []
