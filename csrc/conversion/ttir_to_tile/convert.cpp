@@ -995,9 +995,7 @@ private:
     std::vector<Attribute> ids;
     for (size_t i = 0; i < n; ++i)
       ids.push_back(identityFor(body, i, n, o.operand(i)->type.element()));
-    std::vector<Type> types;
-    for (size_t i = 0; i < o.numResults(); ++i)
-      types.push_back(o.result(i)->type);
+    std::vector<Type> types = resultTypesOf(o);
     Attrs attrs = {{"dim", i32Attr(o.intAttr("axis"))}, {"identities", Attribute::array(ids)}};
     if (scan)
       attrs.emplace_back("reverse", Attribute::boolean(o.intAttr("reverse") != 0));
@@ -1027,9 +1025,7 @@ private:
   // ---------------------------------------------------------------- control flow
 
   void forOp(const Operation &o) {
-    std::vector<Type> types;
-    for (size_t i = 0; i < o.numResults(); ++i)
-      types.push_back(o.result(i)->type);
+    std::vector<Type> types = resultTypesOf(o);
     Operation *f = make("for", get(o.operands), types, {}, 1);
     const Block &body = *o.region(0)->front();
     Block *dst = f->region(0)->addBlock();
@@ -1043,9 +1039,7 @@ private:
   }
 
   void ifOp(const Operation &o) {
-    std::vector<Type> types;
-    for (size_t i = 0; i < o.numResults(); ++i)
-      types.push_back(o.result(i)->type);
+    std::vector<Type> types = resultTypesOf(o);
     Operation *f = make("if", {get(o.operand(0))}, types, {}, 2);
     for (int r = 0; r < 2; ++r) {
       if (o.region(r)->empty())
@@ -1062,9 +1056,7 @@ private:
   // scf.while (before: args -> condition(c, vals); after: vals -> yield next) becomes
   //   loop iter_values(args) { before; if c { after; continue next } ; break vals }
   void whileOp(const Operation &o) {
-    std::vector<Type> types;
-    for (size_t i = 0; i < o.numResults(); ++i)
-      types.push_back(o.result(i)->type);
+    std::vector<Type> types = resultTypesOf(o);
     Operation *loop = make("loop", get(o.operands), types, {}, 1);
     const Block &before = *o.region(0)->front();
     const Block &after = *o.region(1)->front();
@@ -1096,6 +1088,13 @@ private:
     make("break", passed, {});
     b_.restoreInsertionPoint(ip);
     bindResults(o, loop);
+  }
+
+  static std::vector<Type> resultTypesOf(const Operation &o) {
+    std::vector<Type> types;
+    for (size_t i = 0; i < o.numResults(); ++i)
+      types.push_back(o.result(i)->type);
+    return types;
   }
 
   void bindResults(const Operation &o, Operation *n) {
