@@ -669,6 +669,51 @@ def is_constexpr(o) -> bool:
     return isinstance(o, constexpr)
 
 
+def _named_builtin(fn, owner: str, name: str):
+    """`fn` as the builtin method `owner.name`: the name is the one its error outside a kernel
+    gives (`tl.__gt__ can only be called inside ...`)."""
+    fn.__name__, fn.__qualname__ = name, f"{owner}.{name}"
+    return builtin(fn)
+
+
+def _binary_operator(name: str, emit):
+    """The tensor builtins `__{name}__` (self op other) and its reflected `__r{name}__` (other
+    op self: the frontend calls it when only the right operand is a tensor). `emit` builds
+    `lhs op rhs`: a `_semantic` method name, called as `_semantic.<emit>(lhs, rhs)`, or a
+    function `emit(_semantic, lhs, rhs)`. A constexpr `other` is unwrapped first; the operands
+    keep their order, so promotion and error messages are those of `lhs op rhs`."""
+    if isinstance(emit, str):
+        method = emit
+
+        def emit(sem, lhs, rhs):
+            return getattr(sem, method)(lhs, rhs)
+
+    def forward(self, other, _semantic=None):
+        return emit(_semantic, self, _unwrap_if_constexpr(other))
+
+    def reflected(self, other, _semantic=None):
+        return emit(_semantic, _unwrap_if_constexpr(other), self)
+
+    return (_named_builtin(forward, "tensor", f"__{name}__"),
+            _named_builtin(reflected, "tensor", f"__r{name}__"))
+
+
+def _comparison(op: str):
+    """`__{op}__` and `__r{op}__`: `_semantic.compare(op, lhs, rhs)`."""
+    def emit(sem, lhs, rhs):
+        return sem.compare(op, lhs, rhs)
+
+    return _binary_operator(op, emit)
+
+
+def _unary_operator(name: str, method: str):
+    """The tensor builtin `__{name}__`: `_semantic.<method>(self)`."""
+    def unary(self, _semantic=None):
+        return getattr(_semantic, method)(self)
+
+    return _named_builtin(unary, "tensor", f"__{name}__")
+
+
 class tensor(base_value):
     """A kernel value: a scalar (rank 0) or a block, wrapping a `_core.Value` handle."""
 
@@ -688,162 +733,41 @@ class tensor(base_value):
 
     __repr__ = __str__
 
-    # arithmetic ---------------------------------------------------------------------------
-    @builtin
-    def __add__(self, other, _semantic=None):
-        return add(self, other, sanitize_overflow=True, _semantic=_semantic)
+    # operators: each line is `__op__` and its reflected `__rop__` (see _binary_operator) ------
+    __add__, __radd__ = _binary_operator(
+        "add", lambda sem, a, b: add(a, b, sanitize_overflow=True, _semantic=sem))
+    __sub__, __rsub__ = _binary_operator(
+        "sub", lambda sem, a, b: sub(a, b, sanitize_overflow=True, _semantic=sem))
+    __mul__, __rmul__ = _binary_operator(
+        "mul", lambda sem, a, b: mul(a, b, sanitize_overflow=True, _semantic=sem))
+    __truediv__, __rtruediv__ = _binary_operator("truediv", "truediv")
+    __floordiv__, __rfloordiv__ = _binary_operator("floordiv", "floordiv")
+    __mod__, __rmod__ = _binary_operator("mod", "mod")
 
-    @builtin
-    def __radd__(self, other, _semantic=None):
-        return add(other, self, sanitize_overflow=True, _semantic=_semantic)
-
-    @builtin
-    def __sub__(self, other, _semantic=None):
-        return sub(self, other, sanitize_overflow=True, _semantic=_semantic)
-
-    @builtin
-    def __rsub__(self, other, _semantic=None):
-        return sub(other, self, sanitize_overflow=True, _semantic=_semantic)
-
-    @builtin
-    def __mul__(self, other, _semantic=None):
-        return mul(self, other, sanitize_overflow=True, _semantic=_semantic)
-
-    @builtin
-    def __rmul__(self, other, _semantic=None):
-        return mul(other, self, sanitize_overflow=True, _semantic=_semantic)
-
-    @builtin
-    def __truediv__(self, other, _semantic=None):
-        return _semantic.truediv(self, _unwrap_if_constexpr(other))
-
-    @builtin
-    def __rtruediv__(self, other, _semantic=None):
-        return _semantic.truediv(_unwrap_if_constexpr(other), self)
-
-    @builtin
-    def __floordiv__(self, other, _semantic=None):
-        return _semantic.floordiv(self, _unwrap_if_constexpr(other))
-
-    @builtin
-    def __rfloordiv__(self, other, _semantic=None):
-        return _semantic.floordiv(_unwrap_if_constexpr(other), self)
-
-    @builtin
-    def __mod__(self, other, _semantic=None):
-        return _semantic.mod(self, _unwrap_if_constexpr(other))
-
-    @builtin
-    def __rmod__(self, other, _semantic=None):
-        return _semantic.mod(_unwrap_if_constexpr(other), self)
-
-    @builtin
-    def __neg__(self, _semantic=None):
-        return _semantic.minus(self)
+    __neg__ = _unary_operator("neg", "minus")
+    __invert__ = _unary_operator("invert", "invert")
+    __not__ = _unary_operator("not", "not_")
 
     @builtin
     def __pos__(self, _semantic=None):
         return self
 
-    @builtin
-    def __invert__(self, _semantic=None):
-        return _semantic.invert(self)
+    # bitwise
+    __and__, __rand__ = _binary_operator("and", "and_")
+    __or__, __ror__ = _binary_operator("or", "or_")
+    __xor__, __rxor__ = _binary_operator("xor", "xor_")
+    __lshift__, __rlshift__ = _binary_operator("lshift", "shl")
+    __rshift__, __rrshift__ = _binary_operator("rshift", "shr")
 
-    @builtin
-    def __not__(self, _semantic=None):
-        return _semantic.not_(self)
+    # comparisons: `_semantic.compare(op, lhs, rhs)`
+    __gt__, __rgt__ = _comparison("gt")
+    __ge__, __rge__ = _comparison("ge")
+    __lt__, __rlt__ = _comparison("lt")
+    __le__, __rle__ = _comparison("le")
+    __eq__, __req__ = _comparison("eq")
+    __ne__, __rne__ = _comparison("ne")
 
-    # bitwise ------------------------------------------------------------------------------
-    @builtin
-    def __and__(self, other, _semantic=None):
-        return _semantic.and_(self, _unwrap_if_constexpr(other))
-
-    @builtin
-    def __rand__(self, other, _semantic=None):
-        return _semantic.and_(_unwrap_if_constexpr(other), self)
-
-    @builtin
-    def __or__(self, other, _semantic=None):
-        return _semantic.or_(self, _unwrap_if_constexpr(other))
-
-    @builtin
-    def __ror__(self, other, _semantic=None):
-        return _semantic.or_(_unwrap_if_constexpr(other), self)
-
-    @builtin
-    def __xor__(self, other, _semantic=None):
-        return _semantic.xor_(self, _unwrap_if_constexpr(other))
-
-    @builtin
-    def __rxor__(self, other, _semantic=None):
-        return _semantic.xor_(_unwrap_if_constexpr(other), self)
-
-    @builtin
-    def __lshift__(self, other, _semantic=None):
-        return _semantic.shl(self, _unwrap_if_constexpr(other))
-
-    @builtin
-    def __rlshift__(self, other, _semantic=None):
-        return _semantic.shl(_unwrap_if_constexpr(other), self)
-
-    @builtin
-    def __rshift__(self, other, _semantic=None):
-        return _semantic.shr(self, _unwrap_if_constexpr(other))
-
-    @builtin
-    def __rrshift__(self, other, _semantic=None):
-        return _semantic.shr(_unwrap_if_constexpr(other), self)
-
-    # comparisons ------------------------------------------------------------------------------
-    @builtin
-    def __gt__(self, other, _semantic=None):
-        return _semantic.compare("gt", self, _unwrap_if_constexpr(other))
-
-    @builtin
-    def __rgt__(self, other, _semantic=None):
-        return _semantic.compare("gt", _unwrap_if_constexpr(other), self)
-
-    @builtin
-    def __ge__(self, other, _semantic=None):
-        return _semantic.compare("ge", self, _unwrap_if_constexpr(other))
-
-    @builtin
-    def __rge__(self, other, _semantic=None):
-        return _semantic.compare("ge", _unwrap_if_constexpr(other), self)
-
-    @builtin
-    def __lt__(self, other, _semantic=None):
-        return _semantic.compare("lt", self, _unwrap_if_constexpr(other))
-
-    @builtin
-    def __rlt__(self, other, _semantic=None):
-        return _semantic.compare("lt", _unwrap_if_constexpr(other), self)
-
-    @builtin
-    def __le__(self, other, _semantic=None):
-        return _semantic.compare("le", self, _unwrap_if_constexpr(other))
-
-    @builtin
-    def __rle__(self, other, _semantic=None):
-        return _semantic.compare("le", _unwrap_if_constexpr(other), self)
-
-    @builtin
-    def __eq__(self, other, _semantic=None):
-        return _semantic.compare("eq", self, _unwrap_if_constexpr(other))
-
-    @builtin
-    def __req__(self, other, _semantic=None):
-        return _semantic.compare("eq", _unwrap_if_constexpr(other), self)
-
-    @builtin
-    def __ne__(self, other, _semantic=None):
-        return _semantic.compare("ne", self, _unwrap_if_constexpr(other))
-
-    @builtin
-    def __rne__(self, other, _semantic=None):
-        return _semantic.compare("ne", _unwrap_if_constexpr(other), self)
-
-    __hash__ = object.__hash__
+    __hash__ = object.__hash__  # defining __eq__ would make tensors unhashable
 
     @builtin
     def logical_and(self, other, _semantic=None):
@@ -989,6 +913,14 @@ class tensor_descriptor_type(base_type):
         return "D" + self.block_type.mangle() + ("N" if self.padding == "nan" else "") + "D"
 
 
+def _descriptor_atomic(op: str):
+    """The descriptor builtin `atomic_{op}(offsets, value)`."""
+    def atomic(self, offsets, value, _semantic=None):
+        return _semantic.descriptor_atomic(op, self, value, offsets)
+
+    return _named_builtin(atomic, "tensor_descriptor_base", f"atomic_{op}")
+
+
 class tensor_descriptor_base(base_value):
     """A TMA tensor descriptor in a kernel: moves `block_type` tiles of a strided global tensor.
     Out-of-bounds lanes read the padding and are not written, for any offset (negative ones
@@ -1030,29 +962,13 @@ class tensor_descriptor_base(base_value):
         """Store `value` (cast to the element type) as the block at `offsets`."""
         return _semantic.descriptor_store(self, value, offsets)
 
-    @builtin
-    def atomic_add(self, offsets, value, _semantic=None):
-        return _semantic.descriptor_atomic("add", self, value, offsets)
-
-    @builtin
-    def atomic_min(self, offsets, value, _semantic=None):
-        return _semantic.descriptor_atomic("min", self, value, offsets)
-
-    @builtin
-    def atomic_max(self, offsets, value, _semantic=None):
-        return _semantic.descriptor_atomic("max", self, value, offsets)
-
-    @builtin
-    def atomic_and(self, offsets, value, _semantic=None):
-        return _semantic.descriptor_atomic("and", self, value, offsets)
-
-    @builtin
-    def atomic_or(self, offsets, value, _semantic=None):
-        return _semantic.descriptor_atomic("or", self, value, offsets)
-
-    @builtin
-    def atomic_xor(self, offsets, value, _semantic=None):
-        return _semantic.descriptor_atomic("xor", self, value, offsets)
+    # `desc.atomic_<op>(offsets, value)`: `_semantic.descriptor_atomic(op, ...)`
+    atomic_add = _descriptor_atomic("add")
+    atomic_min = _descriptor_atomic("min")
+    atomic_max = _descriptor_atomic("max")
+    atomic_and = _descriptor_atomic("and")
+    atomic_or = _descriptor_atomic("or")
+    atomic_xor = _descriptor_atomic("xor")
 
     @builtin
     def gather(self, *args, _semantic=None):
