@@ -11,6 +11,7 @@ import re
 
 import numpy as np
 import pytest
+from exec_harness import VADD, check_vector_add_masked, line_of, ptr, run
 
 _core = pytest.importorskip("triton_tile._core")
 
@@ -33,58 +34,13 @@ def prog(src, name="k", check=False, **opts):
     return _core.TileProgram(convert(src, name, **opts), name, check=check)
 
 
-def ptr(a):
-    return (a.ctypes.data, a.nbytes)
-
-
-def run(p, grid, *args, threads=2):
-    p.run(grid=grid, args=list(args), num_threads=threads)
-
-
-def line_of(src, marker):
-    return next(i + 1 for i, line in enumerate(src.splitlines()) if marker in line)
-
-
-VADD = r"""
-module {
-  tt.func public @k(%x: !tt.ptr<f32>, %y: !tt.ptr<f32>, %o: !tt.ptr<f32>, %n: i32) {
-    %c = arith.constant 256 : i32
-    %pid = tt.get_program_id x : i32
-    %s = arith.muli %pid, %c : i32
-    %r = tt.make_range {end = 256 : i32, start = 0 : i32} : tensor<256xi32>
-    %ss = tt.splat %s : i32 -> tensor<256xi32>
-    %off = arith.addi %ss, %r : tensor<256xi32>
-    %nn = tt.splat %n : i32 -> tensor<256xi32>
-    %m = arith.cmpi slt, %off, %nn : tensor<256xi32>
-    %xs = tt.splat %x : !tt.ptr<f32> -> tensor<256x!tt.ptr<f32>>
-    %xp = tt.addptr %xs, %off : tensor<256x!tt.ptr<f32>>, tensor<256xi32>
-    %a = tt.load %xp, %m : tensor<256x!tt.ptr<f32>>  // marker: load-x
-    %ys = tt.splat %y : !tt.ptr<f32> -> tensor<256x!tt.ptr<f32>>
-    %yp = tt.addptr %ys, %off : tensor<256x!tt.ptr<f32>>, tensor<256xi32>
-    %b = tt.load %yp, %m : tensor<256x!tt.ptr<f32>>
-    %sum = arith.addf %a, %b : tensor<256xf32>
-    %os = tt.splat %o : !tt.ptr<f32> -> tensor<256x!tt.ptr<f32>>
-    %op = tt.addptr %os, %off : tensor<256x!tt.ptr<f32>>, tensor<256xi32>
-    tt.store %op, %sum, %m : tensor<256x!tt.ptr<f32>>  // marker: store-o
-    tt.return
-  }
-}
-"""
-
-
 @pytest.mark.parametrize("threads", [1, 2, 4])
 def test_vector_add_through_views(threads, rng):
     m = convert(VADD)
     assert _core.print_tile(m).count("load_view_tko") == 2
-    n = 1000
-    x = rng.standard_normal(n, dtype=np.float32)
-    y = rng.standard_normal(n, dtype=np.float32)
-    out = np.full(n + 24, np.nan, np.float32)  # lanes past n must stay untouched
     p = _core.TileProgram(m, "k")
     assert p.name == "k" and p.arena_bytes > 0 and p.num_instructions > 0 and not p.check
-    run(p, (4, 1, 1), ptr(x), ptr(y), ptr(out), n, threads=threads)
-    np.testing.assert_array_equal(out[:n], x + y)
-    assert np.isnan(out[n:]).all()
+    check_vector_add_masked(p, rng, threads)
 
 
 @pytest.mark.parametrize("raise_views", [True, False])

@@ -10,6 +10,7 @@ import threading
 
 import numpy as np
 import pytest
+from exec_harness import VADD, check_vector_add_masked, ptr, run
 
 _core = pytest.importorskip("triton_tile._core")
 
@@ -18,51 +19,9 @@ def prog(src, name="k"):
     return _core.TTIRProgram(_core.parse_ttir(src), name)
 
 
-def ptr(a, base=None):
-    """An executor pointer argument: (address, nbytes) of the whole array."""
-    return (a.ctypes.data, a.nbytes)
-
-
-def run(p, grid, *args, threads=2):
-    p.run(grid=grid, args=list(args), num_threads=threads)
-
-
-VADD = r"""
-module {
-  tt.func public @k(%x: !tt.ptr<f32>, %y: !tt.ptr<f32>, %o: !tt.ptr<f32>, %n: i32) {
-    %c = arith.constant 256 : i32
-    %pid = tt.get_program_id x : i32
-    %s = arith.muli %pid, %c : i32
-    %r = tt.make_range {end = 256 : i32, start = 0 : i32} : tensor<256xi32>
-    %ss = tt.splat %s : i32 -> tensor<256xi32>
-    %off = arith.addi %ss, %r : tensor<256xi32>
-    %nn = tt.splat %n : i32 -> tensor<256xi32>
-    %m = arith.cmpi slt, %off, %nn : tensor<256xi32>
-    %xs = tt.splat %x : !tt.ptr<f32> -> tensor<256x!tt.ptr<f32>>
-    %xp = tt.addptr %xs, %off : tensor<256x!tt.ptr<f32>>, tensor<256xi32>
-    %a = tt.load %xp, %m : tensor<256x!tt.ptr<f32>>
-    %ys = tt.splat %y : !tt.ptr<f32> -> tensor<256x!tt.ptr<f32>>
-    %yp = tt.addptr %ys, %off : tensor<256x!tt.ptr<f32>>, tensor<256xi32>
-    %b = tt.load %yp, %m : tensor<256x!tt.ptr<f32>>
-    %sum = arith.addf %a, %b : tensor<256xf32>
-    %os = tt.splat %o : !tt.ptr<f32> -> tensor<256x!tt.ptr<f32>>
-    %op = tt.addptr %os, %off : tensor<256x!tt.ptr<f32>>, tensor<256xi32>
-    tt.store %op, %sum, %m : tensor<256x!tt.ptr<f32>>
-    tt.return
-  }
-}
-"""
-
-
 @pytest.mark.parametrize("threads", [1, 2, 4])
 def test_vector_add_masked(threads, rng):
-    n = 1000
-    x = rng.standard_normal(n, dtype=np.float32)
-    y = rng.standard_normal(n, dtype=np.float32)
-    out = np.full(n + 24, np.nan, np.float32)  # lanes past n must stay untouched
-    run(prog(VADD), (4, 1, 1), ptr(x), ptr(y), ptr(out), n, threads=threads)
-    np.testing.assert_array_equal(out[:n], x + y)
-    assert np.isnan(out[n:]).all()
+    check_vector_add_masked(prog(VADD), rng, threads)
 
 
 def test_out_of_bounds_load_raises_index_error(rng):
