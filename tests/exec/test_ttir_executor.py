@@ -237,34 +237,35 @@ def test_remainder_offsets_that_wrap_inside_a_row(n, c0, rng):
 
 # ---- integer and float semantics ----
 
-BINOP = r"""
-module {
-  tt.func public @k(%a: !tt.ptr<T>, %b: !tt.ptr<T>, %o: !tt.ptr<R>) {
-    %r = tt.make_range {end = N : i32, start = 0 : i32} : tensor<Nxi32>
-    %as = tt.splat %a : !tt.ptr<T> -> tensor<Nx!tt.ptr<T>>
-    %ap = tt.addptr %as, %r : tensor<Nx!tt.ptr<T>>, tensor<Nxi32>
-    %x = tt.load %ap : tensor<Nx!tt.ptr<T>>
-    %bs = tt.splat %b : !tt.ptr<T> -> tensor<Nx!tt.ptr<T>>
-    %bp = tt.addptr %bs, %r : tensor<Nx!tt.ptr<T>>, tensor<Nxi32>
-    %y = tt.load %bp : tensor<Nx!tt.ptr<T>>
-    %z = OP
-    %os = tt.splat %o : !tt.ptr<R> -> tensor<Nx!tt.ptr<R>>
-    %op = tt.addptr %os, %r : tensor<Nx!tt.ptr<R>>, tensor<Nxi32>
-    tt.store %op, %z : tensor<Nx!tt.ptr<R>>
-    tt.return
-  }
-}
-"""
+def elementwise(n, in_types, out_type, result):
+    """TTIR of one program over `n` lanes: loads %x (and %y) through the pointer arguments %a
+    (and %b) of element types `in_types`, computes `%z = <result>` and stores %z through %o
+    (element type `out_type`)."""
+    lanes = f"tensor<{n}xi32>"
+    params, body = [], [f"%r = tt.make_range {{end = {n} : i32, start = 0 : i32}} : {lanes}"]
+    for (arg, val), t in zip([("a", "x"), ("b", "y")], in_types):
+        ptrs = f"tensor<{n}x!tt.ptr<{t}>>"
+        params.append(f"%{arg}: !tt.ptr<{t}>")
+        body += [f"%{arg}s = tt.splat %{arg} : !tt.ptr<{t}> -> {ptrs}",
+                 f"%{arg}p = tt.addptr %{arg}s, %r : {ptrs}, {lanes}",
+                 f"%{val} = tt.load %{arg}p : {ptrs}"]
+    optrs = f"tensor<{n}x!tt.ptr<{out_type}>>"
+    params.append(f"%o: !tt.ptr<{out_type}>")
+    body += [f"%z = {result}",
+             f"%os = tt.splat %o : !tt.ptr<{out_type}> -> {optrs}",
+             f"%op = tt.addptr %os, %r : {optrs}, {lanes}",
+             f"tt.store %op, %z : {optrs}",
+             "tt.return"]
+    return ("\nmodule {\n  tt.func public @k(" + ", ".join(params) + ") {\n"
+            + "".join(f"    {line}\n" for line in body) + "  }\n}\n")
 
 
 def binop(op, a, b, t="i32", r=None, out_dtype=None):
     n = len(a)
     r = r or t
-    src = (BINOP.replace("OP", op.format(t=t, r=r, n=n)).replace("Nx", f"{n}x")
-           .replace("end = N", f"end = {n}").replace("<T>", f"<{t}>").replace("<R>", f"<{r}>"))
-    src = re.sub(r"tensor<(\d+)x!tt\.ptr<T>>", rf"tensor<\1x!tt.ptr<{t}>>", src)
     out = np.zeros(n, out_dtype or a.dtype)
-    run(prog(src), (1, 1, 1), ptr(a), ptr(b), ptr(out), threads=1)
+    run(prog(elementwise(n, [t, t], r, op.format(t=t, r=r, n=n))), (1, 1, 1), ptr(a), ptr(b),
+        ptr(out), threads=1)
     return out
 
 
@@ -331,30 +332,11 @@ def test_unordered_compare_predicates():
         np.testing.assert_array_equal(got, np.array(ref, bool), err_msg=pred)
 
 
-CAST = r"""
-module {
-  tt.func public @k(%a: !tt.ptr<S>, %o: !tt.ptr<D>) {
-    %r = tt.make_range {end = N : i32, start = 0 : i32} : tensor<Nxi32>
-    %as = tt.splat %a : !tt.ptr<S> -> tensor<Nx!tt.ptr<S>>
-    %ap = tt.addptr %as, %r : tensor<Nx!tt.ptr<S>>, tensor<Nxi32>
-    %x = tt.load %ap : tensor<Nx!tt.ptr<S>>
-    %z = OP %x ATTR: tensor<NxS> to tensor<NxD>
-    %os = tt.splat %o : !tt.ptr<D> -> tensor<Nx!tt.ptr<D>>
-    %op = tt.addptr %os, %r : tensor<Nx!tt.ptr<D>>, tensor<Nxi32>
-    tt.store %op, %z : tensor<Nx!tt.ptr<D>>
-    tt.return
-  }
-}
-"""
-
-
 def cast(op, a, s, d, out_dtype, attr=""):
     n = len(a)
-    src = (CAST.replace("OP", op).replace("ATTR", attr).replace("Nx", f"{n}x")
-           .replace("end = N", f"end = {n}").replace("<S>", f"<{s}>").replace("<D>", f"<{d}>")
-           .replace(f"{n}xS>", f"{n}x{s}>").replace(f"{n}xD>", f"{n}x{d}>"))
     out = np.zeros(n, out_dtype)
-    run(prog(src), (1, 1, 1), ptr(a), ptr(out), threads=1)
+    run(prog(elementwise(n, [s], d, f"{op} %x {attr}: tensor<{n}x{s}> to tensor<{n}x{d}>")),
+        (1, 1, 1), ptr(a), ptr(out), threads=1)
     return out
 
 
@@ -393,29 +375,13 @@ def test_fp8_conversions_saturate(rng):
         assert np.isnan(back[4])
 
 
-UNARY = r"""
-module {
-  tt.func public @k(%a: !tt.ptr<f32>, %o: !tt.ptr<f32>) {
-    %r = tt.make_range {end = 4096 : i32, start = 0 : i32} : tensor<4096xi32>
-    %as = tt.splat %a : !tt.ptr<f32> -> tensor<4096x!tt.ptr<f32>>
-    %ap = tt.addptr %as, %r : tensor<4096x!tt.ptr<f32>>, tensor<4096xi32>
-    %x = tt.load %ap : tensor<4096x!tt.ptr<f32>>
-    %z = OP %x : tensor<4096xf32>
-    %os = tt.splat %o : !tt.ptr<f32> -> tensor<4096x!tt.ptr<f32>>
-    %op = tt.addptr %os, %r : tensor<4096x!tt.ptr<f32>>, tensor<4096xi32>
-    tt.store %op, %z : tensor<4096x!tt.ptr<f32>>
-    tt.return
-  }
-}
-"""
-
-
 @pytest.mark.parametrize("op,ref", [("math.exp", np.exp), ("math.exp2", np.exp2)])
 def test_exp_is_accurate(op, ref, rng):
     a = rng.uniform(-110, 95, 4096).astype(np.float32)
     a[:8] = [0, -0.0, np.nan, np.inf, -np.inf, 88.7, -87.3, -103.5]
     out = np.zeros_like(a)
-    run(prog(UNARY.replace("OP", op)), (1, 1, 1), ptr(a), ptr(out))
+    run(prog(elementwise(4096, ["f32"], "f32", f"{op} %x : tensor<4096xf32>")), (1, 1, 1),
+        ptr(a), ptr(out))
     exact = ref(a.astype(np.float64))
     finite = np.isfinite(exact) & (np.abs(exact) < 3e38)
     ulp = np.spacing(exact[finite].astype(np.float32)).astype(np.float64)
