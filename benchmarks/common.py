@@ -25,7 +25,8 @@ else:
     import triton_tile as triton
     import triton_tile.language as tl
 
-__all__ = ["IMPL", "triton", "tl", "dev", "host", "time_ms", "interp_main", "np"]
+__all__ = ["IMPL", "triton", "tl", "dev", "host", "time_ms", "interp_main", "script_main",
+           "run_and_compare", "mn_work", "mn_fp32_bandwidth", "mn_label", "np"]
 
 
 def dev(a: np.ndarray):
@@ -63,3 +64,36 @@ def interp_main(module) -> None:
     ok = module.check(state)
     ms = time_ms(module.ours(state))
     print(json.dumps({"ms": ms, "correct": bool(ok)}))
+
+
+def script_main(module) -> None:
+    """A benchmark script run as such: `--interp SIZE_JSON` (run_all's interpreter subprocess,
+    interp_main), else time the kernel and numpy at FULL and print one line."""
+    if "--interp" in sys.argv:
+        interp_main(module)
+        return
+    s = module.setup(module.FULL)
+    print(module.NAME, module.label(module.FULL), "correct" if module.check(s) else "WRONG",
+          f"{time_ms(module.ours(s)):.3f} ms", f"numpy {time_ms(module.numpy_ref(s)):.3f} ms")
+
+
+def run_and_compare(ours, numpy_ref, s, out: str, rtol: float, atol: float) -> bool:
+    """A script's `check`: run the kernel and numpy's version once each; whether the kernel's
+    output s[out] is close to numpy's s["ref"]."""
+    ours(s)()
+    numpy_ref(s)()
+    return np.allclose(host(s[out]), s["ref"], rtol=rtol, atol=atol)
+
+
+# `work`, `metric` and `label` of a kernel over an M x N fp32 matrix (size {"m", "n"}) that
+# reads and writes each element once: 8 bytes an element.
+def mn_work(size) -> int:
+    return size["m"] * size["n"]
+
+
+def mn_fp32_bandwidth(size, ms: float):
+    return 8 * size["m"] * size["n"] / (ms * 1e-3) / 1e9, "GB/s"
+
+
+def mn_label(size) -> str:
+    return f"{size['m']}x{size['n']}"

@@ -2,7 +2,8 @@
 
 import sys
 
-from common import dev, host, interp_main, np, time_ms, tl, triton
+import common
+from common import dev, np, tl, triton
 
 NAME = "softmax fp32"
 FULL = {"m": 4096, "n": 1024}
@@ -47,27 +48,10 @@ def numpy_ref(s):
 
 
 def check(s):
-    ours(s)()
-    numpy_ref(s)()
-    return np.allclose(host(s["dout"]), s["ref"], rtol=1e-5, atol=1e-7)
+    return common.run_and_compare(ours, numpy_ref, s, "dout", rtol=1e-5, atol=1e-7)
 
 
-def work(size):
-    return size["m"] * size["n"]
-
-
-def metric(size, ms):
-    return 8 * size["m"] * size["n"] / (ms * 1e-3) / 1e9, "GB/s"
-
-
-def label(size):
-    return f"{size['m']}x{size['n']}"
-
+work, metric, label = common.mn_work, common.mn_fp32_bandwidth, common.mn_label
 
 if __name__ == "__main__":
-    if "--interp" in sys.argv:
-        interp_main(sys.modules[__name__])
-    else:
-        s = setup(FULL)
-        print(NAME, label(FULL), "correct" if check(s) else "WRONG",
-              f"{time_ms(ours(s)):.3f} ms", f"numpy {time_ms(numpy_ref(s)):.3f} ms")
+    common.script_main(sys.modules[__name__])
