@@ -321,6 +321,23 @@ def mem_attrs(segments, ordering=0):
             "operandSegmentSizes": _core.i32_array_attr(segments)}
 
 
+def cmpi(b, lhs, rhs, predicate):
+    """Signed cuda_tile.cmpi; `predicate` is the comparison_predicate value."""
+    return b.create("cuda_tile.cmpi", [lhs, rhs], [I1], {
+        "comparison_predicate": _core.int_attr(predicate, I32), "signedness": _core.int_attr(1, I32)}).result(0)
+
+
+def if_exits(b, cond, op, operands, after):
+    """`if cond { op operands } else { yield }` (op a break, continue or return); building goes
+    on at the end of block `after`."""
+    br = b.create("cuda_tile.if", [cond], [], {}, 2)
+    b.set_insertion_point_to_end(br.region(0).add_block())
+    b.create(op, operands, [], {})
+    b.set_insertion_point_to_end(br.region(1).add_block())
+    b.create("cuda_tile.yield", [], [], {})
+    b.set_insertion_point_to_end(after)
+
+
 def test_return_and_break_inside_ifs():
     """Hand-built Tile IR: a `loop` left by `break` from inside an `if`, a `for` whose
     `continue` sits in an `if`, and a `return` inside an `if` that ends the program."""
@@ -333,14 +350,7 @@ def test_return_and_break_inside_ifs():
     body = loop.region(0).add_block([I32])
     b.set_insertion_point_to_end(body)
     k = body.arg(0)
-    ge = b.create("cuda_tile.cmpi", [k, limit], [I1], {
-        "comparison_predicate": _core.int_attr(5, I32), "signedness": _core.int_attr(1, I32)}).result(0)
-    br = b.create("cuda_tile.if", [ge], [], {}, 2)
-    b.set_insertion_point_to_end(br.region(0).add_block())
-    b.create("cuda_tile.break", [k], [], {})
-    b.set_insertion_point_to_end(br.region(1).add_block())
-    b.create("cuda_tile.yield", [], [], {})
-    b.set_insertion_point_to_end(body)
+    if_exits(b, cmpi(b, k, limit, 5), "cuda_tile.break", [k], body)
     k1 = b.create("cuda_tile.addi", [k, one], [I32], {}).result(0)
     b.create("cuda_tile.continue", [k1], [], {})
     b.set_insertion_point_to_end(blk)
@@ -350,14 +360,7 @@ def test_return_and_break_inside_ifs():
     b.set_insertion_point_to_end(fb)
     i, s = fb.arg(0), fb.arg(1)
     odd = b.create("cuda_tile.andi", [i, one], [I32], {}).result(0)
-    isodd = b.create("cuda_tile.cmpi", [odd, one], [I1], {
-        "comparison_predicate": _core.int_attr(0, I32), "signedness": _core.int_attr(1, I32)}).result(0)
-    br2 = b.create("cuda_tile.if", [isodd], [], {}, 2)
-    b.set_insertion_point_to_end(br2.region(0).add_block())
-    b.create("cuda_tile.continue", [s], [], {})
-    b.set_insertion_point_to_end(br2.region(1).add_block())
-    b.create("cuda_tile.yield", [], [], {})
-    b.set_insertion_point_to_end(fb)
+    if_exits(b, cmpi(b, odd, one, 0), "cuda_tile.continue", [s], fb)
     s1 = b.create("cuda_tile.addi", [s, i], [I32], {}).result(0)
     b.create("cuda_tile.continue", [s1], [], {})
     b.set_insertion_point_to_end(blk)
@@ -366,14 +369,7 @@ def test_return_and_break_inside_ifs():
     tok2 = b.create("cuda_tile.store_ptr_tko", [out1, f.result(0), tok], [TOKEN], mem_attrs([1, 1, 0, 1])).result(0)
     # if limit > 5 { return } ; out[2] = 99
     five = i32c(b, 5)
-    big = b.create("cuda_tile.cmpi", [limit, five], [I1], {
-        "comparison_predicate": _core.int_attr(4, I32), "signedness": _core.int_attr(1, I32)}).result(0)
-    br3 = b.create("cuda_tile.if", [big], [], {}, 2)
-    b.set_insertion_point_to_end(br3.region(0).add_block())
-    b.create("cuda_tile.return", [], [], {})
-    b.set_insertion_point_to_end(br3.region(1).add_block())
-    b.create("cuda_tile.yield", [], [], {})
-    b.set_insertion_point_to_end(blk)
+    if_exits(b, cmpi(b, limit, five, 4), "cuda_tile.return", [], blk)
     two = i32c(b, 2)
     out2 = b.create("cuda_tile.offset", [out, two], [P], {}).result(0)
     v99 = i32c(b, 99)
