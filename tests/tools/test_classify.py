@@ -1,0 +1,176 @@
+"""`python -m triton_tile.tools.classify`: one kernel per class (decided from the TTIR), the
+workflow's advice, autotune configs that are valid Python, and clear errors."""
+
+import ast
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from triton_tile.tools import classify
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+KERNELS = textwrap.dedent('''
+    import triton_tile as triton
+    import triton_tile.language as tl
+
+
+    @triton.jit
+    def scale(x, factor):
+        return x * factor
+
+
+    @triton.jit
+    def relu_add(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        mask = offs < n
+        x = tl.load(x_ptr + offs, mask=mask)
+        y = tl.load(y_ptr + offs, mask=mask)
+        tl.store(out_ptr + offs, scale(tl.maximum(x + y, 0.0), 2.0), mask=mask)
+
+
+    @triton.jit
+    def rmsnorm(x_ptr, out_ptr, stride, n_cols, eps, BLOCK: tl.constexpr):
+        row = tl.program_id(0)
+        cols = tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + row * stride + cols, mask=cols < n_cols, other=0.0)
+        rms = tl.sqrt(tl.sum(x * x, axis=0) / n_cols + eps)
+        tl.store(out_ptr + row * stride + cols, x / rms, mask=cols < n_cols)
+
+
+    @triton.jit
+    def row_sum(x_ptr, out_ptr, n_rows, n_cols, BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr):
+        rows = tl.program_id(0) * BLOCK_R + tl.arange(0, BLOCK_R)
+        cols = tl.arange(0, BLOCK_C)
+        ptrs = x_ptr + rows[:, None] * n_cols + cols[None, :]
+        x = tl.load(ptrs, mask=(rows[:, None] < n_rows) & (cols[None, :] < n_cols), other=0.0)
+        tl.store(out_ptr + rows, tl.sum(x, axis=1), mask=rows < n_rows)
+
+
+    @triton.jit
+    def small_matmul(a_ptr, b_ptr, c_ptr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                     BLOCK_K: tl.constexpr):
+        rm = tl.arange(0, BLOCK_M)
+        rn = tl.arange(0, BLOCK_N)
+        rk = tl.arange(0, BLOCK_K)
+        a = tl.load(a_ptr + rm[:, None] * BLOCK_K + rk[None, :])
+        b = tl.load(b_ptr + rk[:, None] * BLOCK_N + rn[None, :])
+        tl.store(c_ptr + rm[:, None] * BLOCK_N + rn[None, :], tl.dot(a, b))
+''')
+
+EXPECTED = {"relu_add": "element-wise", "rmsnorm": "norm-like", "row_sum": "reduction",
+            "small_matmul": "dot-related"}
+
+
+@pytest.fixture(scope="module")
+def kernels_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("classify") / "kernels.py"
+    path.write_text(KERNELS)
+    return str(path)
+
+
+def _json(capsys, *argv):
+    rc = classify.main([*argv, "--json"])
+    return rc, json.loads(capsys.readouterr().out)
+
+
+def _check_configs(source: str):
+    ast.parse(source)
+    ns = {}
+    exec(compile(source, "<configs>", "exec"), ns)
+    configs = ns["tileir_configs"](pre_hook=None)
+    assert configs and all(c.occupancy for c in configs)
+    return configs
+
+
+def test_one_kernel_per_class(kernels_file, capsys):
+    rc, out = _json(capsys, kernels_file)
+    assert rc == 0
+    got = {k["kernel"]: k for k in out["kernels"]}
+    assert set(got) == set(EXPECTED)  # `scale` is a helper the others call: not a kernel
+    for name, kind in EXPECTED.items():
+        k = got[name]
+        assert k["class"] == kind, (name, k["evidence"])
+        assert k["evidence"] and k["advice"]
+        assert any("seed-tileir-optimization-workflow" in a for a in k["advice"])
+        configs = _check_configs(k["autotune_configs"])
+        occupancies = {c.occupancy for c in configs}
+        assert occupancies == set(classify.STRATEGY[kind][2])
+    assert got["small_matmul"]["evidence"][0]["op"] == "tt.dot"
+    assert "kernels.py:" in got["small_matmul"]["evidence"][0]["at"]
+    assert any("TMA" in a and "MANDATORY" in a for a in got["small_matmul"]["advice"])
+    assert any("num_ctas=2" in a for a in got["small_matmul"]["advice"])
+    assert "num_ctas=2" in got["small_matmul"]["autotune_configs"]
+    assert got["rmsnorm"]["evidence"][0]["op"] == "tt.reduce"
+    assert "arith.divf" in got["rmsnorm"]["evidence"][0]["detail"]
+    # the inferred signature: pointers through `+` into tl.load/tl.store, the rest i32
+    assert got["rmsnorm"]["signature"] == {"x_ptr": "*fp32", "out_ptr": "*fp32",
+                                           "stride": "i32", "n_cols": "i32", "eps": "i32"}
+    assert got["relu_add"]["constexprs"] == {"BLOCK": 64}
+
+
+def test_signature_constexprs_and_text_output(kernels_file, capsys):
+    rc = classify.main([kernels_file, "--kernel", "row_sum", "--signature",
+                        '{"x_ptr": "*fp16", "n_cols": "i64"}', "--constexprs",
+                        '{"BLOCK_R": 4, "BLOCK_C": 128}'])
+    text = capsys.readouterr().out
+    assert rc == 0
+    assert text.startswith("row_sum (") and ": reduction" in text.splitlines()[0]
+    assert '"x_ptr": "*fp16"' in text and '"BLOCK_C": 128' in text
+    assert "tensor<4x128xf16>" in text  # the IR those values give
+    assert "def tileir_configs(pre_hook=None):" in text
+
+
+@pytest.mark.parametrize("example, kind", [
+    ("vector_add.py", "element-wise"), ("fused_softmax.py", "norm-like"),
+    ("layer_norm.py", "norm-like"), ("matmul.py", "dot-related"),
+    ("matmul_tma.py", "dot-related"), ("fused_attention.py", "dot-related")])
+def test_examples(example, kind, capsys):
+    rc, out = _json(capsys, os.path.join(ROOT, "examples", example))
+    assert rc == 0 and len(out["kernels"]) == 1
+    k = out["kernels"][0]
+    assert k["class"] == kind
+    _check_configs(k["autotune_configs"])
+    if example == "matmul_tma.py":  # descriptors found, shaped by the config's pre_hook
+        assert k["signature"]["a_desc"] == "tensordesc<fp32[64, 32]>"
+        assert k["facts"]["dot_operands_via"] == ["TMA descriptors"]
+        assert "pre_hook=tma_set_block_size_hook" in k["autotune_configs"]
+    if example == "fused_attention.py":  # M is a pointer there (stored through)
+        assert k["signature"]["M"].startswith("*") and k["signature"]["H"] == "i32"
+
+
+def test_bad_input_is_a_clear_error(kernels_file, tmp_path, capsys):
+    with pytest.raises(SystemExit) as e:
+        classify.main([str(tmp_path / "missing.py")])
+    assert e.value.code == 2 and "no such file" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        classify.main([kernels_file, "--kernel", "nope"])
+    assert "no @jit function named 'nope'" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        classify.main([kernels_file, "--kernel", "rmsnorm", "--constexprs", '{"BLOK": 1}'])
+    assert "--constexprs: BLOK is not a tl.constexpr parameter of rmsnorm" in \
+        capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        classify.main([kernels_file, "--signature", "{x"])
+    assert "--signature: not valid JSON" in capsys.readouterr().err
+
+
+def test_kernel_that_does_not_compile_says_how_to_fix(kernels_file, capsys):
+    rc, out = _json(capsys, kernels_file, "--kernel", "relu_add", "--signature",
+                    '{"x_ptr": "i32"}')
+    assert rc == 1
+    k = out["kernels"][0]
+    assert k["class"] is None and k["error"] and "--signature" in k["hint"]
+
+
+def test_module_entry_point(kernels_file):
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    out = subprocess.run([sys.executable, "-m", "triton_tile.tools.classify", kernels_file,
+                          "--kernel", "rmsnorm"], env=env, capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert "rmsnorm (" in out.stdout and "norm-like" in out.stdout

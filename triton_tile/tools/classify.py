@@ -1,0 +1,809 @@
+"""`python -m triton_tile.tools.classify FILE`: what kind of kernel is this, and how to tune it
+for the Tile IR backend.
+
+For each `@jit` kernel in FILE (the file is imported as a module; `@autotune`/`@heuristics`
+wrappers are looked through; `@jit` helpers that other kernels in the file call are skipped
+unless named with `--kernel`), the kernel is compiled to TTIR without launching it
+(`triton_tile.compile(ASTSource(...))`) and the ops of that IR decide its class, following the
+decision tree of NVIDIA's TileIR tuning workflow (`seed-tileir-optimization-workflow`):
+
+- dot-related: a `tt.dot` (or `dot_scaled`) anywhere, helpers inlined (GEMM, attention);
+- norm-like: a `tt.reduce` whose result is broadcast back (`tt.splat`/`tt.broadcast`) and
+  combined element-wise with the loaded data it was reduced from: the row rescale of softmax,
+  layer norm, RMS norm;
+- reduction: `tt.reduce`/`tt.scan` whose results are not rescaled back over the data (sum,
+  mean, max, cumsum);
+- element-wise: none of the above (add, ReLU, GELU, exp).
+
+The report gives the class, the evidence (the ops and their source lines), the workflow's
+tuning advice for the class (occupancy, `num_ctas=2` on Blackwell, TMA descriptors, ...) and
+ready-to-paste `triton.autotune` configs (Python source). `--json` prints it machine-readable.
+
+Compiling needs argument types, which a launch would supply. Without one:
+
+- `--signature '{"x_ptr": "*fp16", "n": "i64"}'` gives a parameter's Triton type string;
+- otherwise an annotation (`x: "*fp16"`) is used; otherwise the type is inferred from how the
+  kernel body uses the parameter (an AST walk of the body, for the signature only): a pointer
+  (`*fp32`, or `--dtype`) when it flows through `+`/`-` into the address of `tl.load`,
+  `tl.store`, an atomic, `tl.make_block_ptr`/`make_tensor_descriptor`, or into a pointer
+  parameter of a called `@jit` helper; a host tensor descriptor when the body calls its
+  `.load`/`.store` (block shape 64 per dimension, or what the first autotune config's
+  `pre_hook` sets); an `i32` scalar otherwise (a float scalar compiled as i32 classifies the
+  same).
+- `tl.constexpr` values: `--constexprs JSON`, else the first `@autotune` config's values, else
+  the parameter's default, else 64 (a power of two that serves as a block size; flags read it
+  as true).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import importlib.util
+import json
+import os
+import sys
+from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Set
+
+WORKFLOW = "seed-tileir-optimization-workflow"
+DEFAULT_CONSTEXPR = 64
+DEFAULT_BLOCK = 64  # host tensor descriptors' block extent per dimension
+CLASSES = ("dot-related", "norm-like", "reduction", "element-wise")
+
+# --- loading a file and finding its kernels ------------------------------------------------
+
+
+class Kernel(NamedTuple):
+    name: str
+    jit: Any  # the JITFunction
+    configs: list  # the @autotune configs ([] when not autotuned)
+    key: list  # the @autotune key ([] when not autotuned)
+
+
+def load_file(path: str):
+    """Import a Python file as a fresh module (its own directory first on sys.path, so sibling
+    imports work). Its `if __name__ == "__main__":` block does not run."""
+    path = os.path.abspath(path)
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"{path}: no such file")
+    name = "_tt_tool_" + "".join(c if c.isalnum() else "_" for c in path)
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, os.path.dirname(path))
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    finally:
+        sys.path.remove(os.path.dirname(path))
+    return module
+
+
+def _unwrap(obj):
+    """(JITFunction, autotune configs, autotune key) of a jit function or its wrappers."""
+    from ..runtime.jit import JITFunction
+
+    configs, key = [], []
+    for _ in range(8):  # autotune(heuristics(jit(...))) and the like
+        if isinstance(obj, JITFunction):
+            return obj, configs, key
+        if hasattr(obj, "configs") and not configs:
+            configs, key = list(obj.configs), list(getattr(obj, "keys", None) or
+                                                   getattr(obj, "key", None) or [])
+        obj = getattr(obj, "fn", None)
+        if obj is None:
+            return None, [], []
+    return None, [], []
+
+
+def find_kernels(module, name: Optional[str] = None) -> List[Kernel]:
+    """The kernels of a module, in definition order: every `@jit` function (through any
+    wrappers) that no other jit function of the module calls; or the one called `name`."""
+    from ..runtime import dependencies as deps
+
+    found: Dict[int, Kernel] = {}
+    for attr, value in list(vars(module).items()):
+        fn, configs, key = _unwrap(value)
+        if fn is None or getattr(fn, "module", None) != module.__name__:
+            continue
+        if name is not None and name not in (attr, fn.__name__):
+            continue
+        if id(fn) not in found or configs:
+            found[id(fn)] = Kernel(fn.__name__, fn, configs, key)
+    if name is not None:
+        if not found:
+            raise LookupError(f"no @jit function named {name!r} in {module.__file__}")
+        return list(found.values())
+    called: Set[int] = set()
+    for k in found.values():
+        for _, value, _ in deps.resolve(k.jit.fn, deps.external_chains(k.jit.src)):
+            if deps.is_jit_function(value):
+                called.add(id(_unwrap(value)[0]))
+    return [k for i, k in found.items() if i not in called]
+
+
+# --- argument inference (to compile without a launch) --------------------------------------
+
+_MEMORY_FNS = {"load", "store", "make_block_ptr", "make_tensor_descriptor", "atomic_add",
+               "atomic_max", "atomic_min", "atomic_and", "atomic_or", "atomic_xor",
+               "atomic_xchg", "atomic_cas"}
+_ADDRESS_KWARGS = ("pointer", "base", "ptr")
+_PASS_THROUGH = {"multiple_of", "max_contiguous", "max_constancy", "advance", "broadcast_to",
+                 "reshape", "view", "expand_dims"}
+_DESCRIPTOR_METHODS = {"load", "store", "gather", "scatter", "atomic_add", "atomic_min",
+                       "atomic_max", "atomic_and", "atomic_or", "atomic_xor"}
+
+
+class ParamKind(NamedTuple):
+    kind: str  # constexpr, pointer, descriptor, scalar
+    rank: int = 0  # descriptors: dimensions
+
+
+def _call_name(node: ast.Call) -> str:
+    f = node.func
+    return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+
+
+class _Flow:
+    """Which parameters a name's value may be a pointer offset of (`p + offsets`)."""
+
+    def __init__(self, params: Iterable[str]):
+        self.params = set(params)
+        self.derived: Dict[str, Set[str]] = {}
+
+    def bases(self, e) -> Set[str]:
+        if isinstance(e, ast.Name):
+            return ({e.id} & self.params) | self.derived.get(e.id, set())
+        if isinstance(e, ast.BinOp) and isinstance(e.op, (ast.Add, ast.Sub)):
+            return self.bases(e.left) | self.bases(e.right)
+        if isinstance(e, ast.Subscript):
+            return self.bases(e.value)
+        if isinstance(e, ast.IfExp):
+            return self.bases(e.body) | self.bases(e.orelse)
+        if isinstance(e, ast.Call) and _call_name(e) in _PASS_THROUGH and e.args:
+            return self.bases(e.args[0])
+        return set()
+
+    def assign(self, target, value) -> bool:
+        if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple):
+            return any([self.assign(t, v) for t, v in zip(target.elts, value.elts)])
+        if not isinstance(target, ast.Name):
+            return False
+        new = self.bases(value) - self.derived.get(target.id, set())
+        self.derived.setdefault(target.id, set()).update(new)
+        return bool(new)
+
+
+def _fn_def(jit_fn) -> ast.FunctionDef:
+    return ast.parse(jit_fn.src).body[0]
+
+
+def param_kinds(jit_fn, _seen: Optional[set] = None) -> Dict[str, ParamKind]:
+    """Each parameter's kind, from annotations and from how the body uses it (see the module
+    docstring). Called `@jit` helpers are analysed too, for pointers passed down to them."""
+    from ..runtime import dependencies as deps
+
+    seen = set() if _seen is None else _seen
+    seen.add(id(jit_fn))
+    names = [p.name for p in jit_fn.params]
+    flow = _Flow(names)
+    tree = _fn_def(jit_fn)
+    nodes = list(ast.walk(tree))
+    for _ in range(len(nodes)):  # to a fixed point: loops carry pointers around
+        changed = False
+        for n in nodes:
+            if isinstance(n, ast.Assign):
+                changed |= any([flow.assign(t, n.value) for t in n.targets])
+            elif isinstance(n, (ast.AugAssign, ast.AnnAssign)) and n.value is not None:
+                changed |= flow.assign(n.target, n.value)
+        if not changed:
+            break
+    scope = jit_fn.get_capture_scope()
+    pointers: Set[str] = set()
+    descriptors: Dict[str, int] = {}
+    for n in nodes:
+        if isinstance(n, ast.Attribute) and n.attr == "element_ty":
+            pointers |= flow.bases(getattr(n.value, "value", n.value))
+        if not isinstance(n, ast.Call):
+            continue
+        f, called = n.func, _call_name(n)
+        if isinstance(f, ast.Attribute) and called in _DESCRIPTOR_METHODS and \
+                isinstance(f.value, ast.Name) and f.value.id in flow.params:
+            first = n.args[0] if n.args else None
+            descriptors[f.value.id] = len(first.elts) if isinstance(
+                first, (ast.List, ast.Tuple)) else 2
+            continue
+        if called in _MEMORY_FNS:
+            addr = n.args[0] if n.args else next(
+                (k.value for k in n.keywords if k.arg in _ADDRESS_KWARGS), None)
+            if addr is not None:
+                pointers |= flow.bases(addr)
+            continue
+        target = scope.get(f.id) if isinstance(f, ast.Name) else None
+        if deps.is_jit_function(target) and id(target) not in seen:
+            callee = param_kinds(target, seen)
+            cnames = [p.name for p in target.params]
+            pairs = list(zip(cnames, n.args)) + [(k.arg, k.value) for k in n.keywords]
+            for cname, arg in pairs:
+                if callee.get(cname, ParamKind("scalar")).kind == "pointer":
+                    pointers |= flow.bases(arg)
+    out = {}
+    for p in jit_fn.params:
+        if p.is_constexpr:
+            out[p.name] = ParamKind("constexpr")
+        elif p.name in descriptors:
+            out[p.name] = ParamKind("descriptor", descriptors[p.name])
+        elif p.name in pointers or p.annotation_type.startswith("*"):
+            out[p.name] = ParamKind("pointer")
+        else:
+            out[p.name] = ParamKind("scalar")
+    return out
+
+
+def default_constexprs(kernel: Kernel, given: Optional[dict] = None, config=None,
+                       fallback: Any = DEFAULT_CONSTEXPR) -> Dict[str, Any]:
+    """Values for every constexpr parameter: `given`, else the autotune `config`'s (by
+    default the first config's), else the parameter's default, else `fallback` (a
+    LookupError when `fallback` is LookupError)."""
+    given = dict(given or {})
+    if config is None and kernel.configs:
+        config = kernel.configs[0]
+    meta = config.kwargs if config is not None else {}
+    out = {}
+    for p in kernel.jit.params:
+        if not p.is_constexpr:
+            continue
+        if p.name in given:
+            out[p.name] = given.pop(p.name)
+        elif p.name in meta:
+            out[p.name] = meta[p.name]
+        elif p.has_default:
+            out[p.name] = p.default
+        elif fallback is LookupError:
+            raise LookupError(f"--constexprs: the tl.constexpr parameter {p.name!r} of "
+                              f"{kernel.name} needs a value")
+        else:
+            out[p.name] = fallback
+    if given:
+        raise ValueError(f"--constexprs: {', '.join(sorted(given))} "
+                         f"{'is not a' if len(given) == 1 else 'are not'} tl.constexpr "
+                         f"parameter{'' if len(given) == 1 else 's'} of {kernel.name}")
+    return out
+
+
+def _dtype_of(type_name: str):
+    import numpy as np
+
+    from ..runtime import specialize as sp
+
+    names = {"fp16": np.float16, "fp32": np.float32, "fp64": np.float64, "i8": np.int8,
+             "i16": np.int16, "i32": np.int32, "i64": np.int64, "u8": np.uint8}
+    if type_name in names:
+        return np.dtype(names[type_name])
+    if sp.canonical_dtype(type_name) == "bf16":
+        import ml_dtypes
+
+        return np.dtype(ml_dtypes.bfloat16)
+    raise ValueError(f"--dtype: {type_name!r} is not a Triton element type (fp16, bf16, fp32, "
+                     "fp64, i8, i16, i32, i64, u8)")
+
+
+def infer_signature(kernel: Kernel, kinds: Dict[str, ParamKind], constexprs: Dict[str, Any],
+                    given: Optional[dict] = None, dtype: str = "fp32") -> Dict[str, str]:
+    """The Triton type string of every non-constexpr parameter (see the module docstring)."""
+    import numpy as np
+
+    from . import tensor_descriptor as td
+
+    given = dict(given or {})
+    unknown = sorted(set(given) - set(kinds))
+    if unknown:
+        raise ValueError(f"--signature: {', '.join(unknown)}: not a parameter of "
+                         f"{kernel.name} (parameters: {', '.join(kinds)})")
+    params = {p.name: p for p in kernel.jit.params}
+    sig: Dict[str, str] = {}
+    descs = {}
+    for name, k in kinds.items():
+        if k.kind == "constexpr":
+            continue
+        if name in given:
+            sig[name] = str(given[name])
+        elif params[name].annotation_type:
+            sig[name] = params[name].annotation_type
+        elif k.kind == "pointer":
+            sig[name] = "*" + dtype
+        elif k.kind == "descriptor":
+            base = np.zeros((DEFAULT_BLOCK * 4,) * k.rank, dtype=_dtype_of(dtype))
+            descs[name] = td.TensorDescriptor.from_tensor(base, [DEFAULT_BLOCK] * k.rank)
+        else:
+            sig[name] = "i32"
+    hook = kernel.configs[0].pre_hook if kernel.configs else None
+    if descs and hook is not None:  # e.g. tma_set_block_size_hook: block shapes from a config
+        nargs = {n: 256 for n in kinds}
+        for more in (descs, constexprs, kernel.configs[0].all_kwargs()):
+            nargs.update(more)
+        try:
+            hook(nargs)
+        except Exception:  # a hook that needs real data: keep the default block shapes
+            pass
+    sig.update({n: td.signature_string(d) for n, d in descs.items()})
+    return sig
+
+
+def kernel_ttir(kernel: Kernel, signature: Dict[str, str], constexprs: Dict[str, Any]):
+    """The kernel's TTIR module (helpers inlined, canonicalized), with source locations."""
+    from .. import compile as tt_compile
+    from ..backends import cpu
+    from ..compiler import ASTSource
+
+    compiled = tt_compile(ASTSource(kernel.jit, signature, constexprs))
+    return cpu.core().parse_ttir(compiled.located_ttir, kernel.jit.file_name)
+
+
+# --- the IR walk ---------------------------------------------------------------------------
+
+
+class _Graph:
+    """The ops of one function in program order, with their users and parents."""
+
+    def __init__(self, func):
+        self.ops: List[Any] = []
+        self.parent: Dict[int, Any] = {}  # id(op) -> the op whose region holds it
+        self.users: Dict[int, List[Any]] = {}
+        self.block_args: Dict[int, tuple] = {}  # value id -> (owning op, block, index)
+        self._visit(func)
+
+    def _visit(self, op):
+        for i in range(op.num_regions):
+            for block in op.region(i).blocks:
+                for j, arg in enumerate(block.args):
+                    self.block_args[arg.id] = (op, block, j)
+                for child in block.ops:
+                    self.parent[id(child)] = op
+                    self.ops.append(child)
+                    for v in child.operands:
+                        self.users.setdefault(v.id, []).append(child)
+                    self._visit(child)
+
+    def region_args(self, op) -> list:
+        return [a for i in range(op.num_regions) for b in op.region(i).blocks for a in b.args]
+
+    def forward(self, seeds) -> Set[int]:
+        """Ids of every value computed from `seeds` (through loops, ifs and yields)."""
+        seen: Set[int] = set()
+        todo = [v for v in seeds]
+        while todo:
+            v = todo.pop()
+            if v.id in seen:
+                continue
+            seen.add(v.id)
+            for user in self.users.get(v.id, ()):
+                if user.name in ("scf.yield", "scf.condition"):
+                    parent = self.parent.get(id(user))
+                    if parent is not None:
+                        todo += list(parent.results) + self.region_args(parent)
+                elif user.num_regions and user.name.startswith("scf."):
+                    todo += list(user.results) + self.region_args(user)
+                else:
+                    todo += list(user.results)
+        return seen
+
+
+def _where(op) -> str:
+    loc = op.location or "?"
+    path, _, rest = loc.rpartition(":") if loc.count(":") >= 2 else (loc, "", "")
+    path, _, line = path.rpartition(":")
+    return f"{os.path.basename(path)}:{line}" if path else loc
+
+
+def _is_elementwise(op) -> bool:
+    return op.name.split(".")[0] in ("arith", "math") or op.name in (
+        "tt.precise_divf", "tt.precise_sqrt", "tt.clampf", "tt.fp_to_fp", "tt.mulhiui")
+
+
+def _tensor(v) -> bool:
+    return v.type.is_tensor
+
+
+def _combine_op(reduce_op) -> str:
+    try:
+        ops = reduce_op.region(0).blocks[0].ops
+        return ",".join(o.name for o in ops if not o.name.endswith(".return")) or "?"
+    except Exception:
+        return "?"
+
+
+def classify_module(module, name: str) -> Dict[str, Any]:
+    """The class of function `name` of a TTIR module and the evidence for it."""
+    func = module.func(name)
+    g = _Graph(func)
+    count: Dict[str, int] = {}
+    for op in g.ops:
+        count[op.name] = count.get(op.name, 0) + 1
+    facts = {"ops": dict(sorted(count.items())),
+             "descriptor_accesses": count.get("tt.descriptor_load", 0)
+             + count.get("tt.descriptor_store", 0),
+             "block_pointers": count.get("tt.make_tensor_ptr", 0),
+             "pointer_loads": count.get("tt.load", 0), "pointer_stores": count.get("tt.store", 0)}
+    dots = [op for op in g.ops if op.name in ("tt.dot", "tt.dot_scaled")]
+    reduces = [op for op in g.ops if op.name in ("tt.reduce", "tt.scan")]
+    evidence: List[Dict[str, str]] = []
+    if dots:
+        loaded = g.forward([r for op in g.ops if op.name == "tt.descriptor_load"
+                            for r in op.results])
+        for op in dots:
+            a, b = op.operands[0], op.operands[1]
+            via = "TMA descriptors" if a.id in loaded and b.id in loaded else "pointer loads"
+            facts.setdefault("dot_operands_via", set()).add(via)
+            evidence.append({"op": op.name, "at": _where(op),
+                             "detail": f"{a.type} x {b.type} -> {op.results[0].type} "
+                                       f"(operands from {via})"})
+        facts["dot_operands_via"] = sorted(facts["dot_operands_via"])
+        kind = "dot-related"
+    else:
+        loaded = g.forward([r for op in g.ops if op.name in (
+            "tt.load", "tt.descriptor_load", "tt.gather") for r in op.results])
+        rescales = []
+        for red in (r for r in reduces if r.name == "tt.reduce"):
+            derived = g.forward(list(red.results))
+            for op in g.ops:
+                if op.name not in ("tt.splat", "tt.broadcast") or op.operands[0].id not in derived:
+                    continue
+                spread = op.results[0]
+                for user in g.users.get(spread.id, ()):
+                    others = [v for v in user.operands if v.id != spread.id]
+                    if _is_elementwise(user) and any(_tensor(v) and v.id in loaded
+                                                     for v in others):
+                        rescales.append((red, user))
+        seen_reduces = set()
+        for red, user in rescales:
+            if id(red) in seen_reduces:
+                continue
+            seen_reduces.add(id(red))
+            evidence.append({"op": red.name, "at": _where(red),
+                             "detail": f"reduce ({_combine_op(red)}) of "
+                                       f"{red.operands[0].type} (axis {red.attr('axis')}), "
+                                       f"broadcast back by {user.name} at {_where(user)} "
+                                       "onto the loaded data"})
+        if rescales:
+            kind = "norm-like"
+        elif reduces:
+            kind = "reduction"
+            for red in reduces:
+                evidence.append({"op": red.name, "at": _where(red),
+                                 "detail": f"{red.name[3:]} ({_combine_op(red)}) of "
+                                           f"{red.operands[0].type} (axis {red.attr('axis')}), "
+                                           "not rescaled back over the data"})
+        else:
+            kind = "element-wise"
+            mem = [op for op in g.ops if op.name in ("tt.load", "tt.store", "tt.descriptor_load",
+                                                     "tt.descriptor_store")]
+            math_ops = sorted({op.name for op in g.ops if _is_elementwise(op) and op.results
+                               and _tensor(op.results[0])})
+            evidence.append({"op": "(none)", "at": "",
+                             "detail": "no tt.dot, tt.reduce or tt.scan; "
+                                       f"{len(mem)} loads/stores, element-wise ops: "
+                                       + (", ".join(math_ops) or "none")})
+            for op in mem:
+                evidence.append({"op": op.name, "at": _where(op),
+                                 "detail": str(op.results[0].type if op.results
+                                               else op.operands[1].type)})
+    return {"class": kind, "evidence": _merge(evidence), "facts": facts}
+
+
+def _merge(evidence: List[Dict[str, str]]) -> List[Dict[str, str]]:
+    """One entry per distinct (op, place, detail), with how often it occurs (a helper inlined
+    twice gives two equal ops)."""
+    out: Dict[tuple, Dict[str, Any]] = {}
+    for e in evidence:
+        key = (e["op"], e["at"], e["detail"])
+        out.setdefault(key, dict(e, count=0))["count"] += 1
+    return list(out.values())
+
+
+def _pointer_like(t) -> bool:
+    text = str(t)
+    return t.is_ptr or "tt.ptr" in text or "tensordesc" in text
+
+
+def _flat_count(t) -> int:
+    """How many TTIR function arguments one parameter of this type string becomes."""
+    if isinstance(t, (tuple, list)):
+        return sum(_flat_count(x) for x in t)
+    if t == "constexpr":
+        return 0
+    if t.startswith("tensordesc"):
+        return 1 + 2 * (t[t.index("["):t.index("]")].count(",") + 1)
+    return 1
+
+
+_WRITES = ("tt.store", "tt.descriptor_store", "tt.atomic_rmw", "tt.atomic_cas")
+
+
+def written_params(compiled, arg_names: List[str]) -> List[str]:
+    """The parameters a compiled kernel writes through (stores and atomics), in parameter
+    order: each write's address is followed back through pointer arithmetic, splats, loops
+    and ifs to the function arguments it starts from."""
+    from ..backends import cpu
+
+    module = cpu.core().parse_ttir(compiled.asm["ttir"])
+    func = module.func(compiled.name)
+    owner: Dict[int, str] = {}
+    args = func.region(0).blocks[0].args
+    i = 0
+    for name, t in zip(arg_names, compiled.param_types):
+        for _ in range(_flat_count(t)):
+            owner[args[i].id] = name
+            i += 1
+    g = _Graph(func)
+    found: Set[str] = set()
+    seen: Set[int] = set()
+    todo = [op.operands[0] for op in g.ops if op.name in _WRITES]
+    while todo:
+        v = todo.pop()
+        if v.id in seen:
+            continue
+        seen.add(v.id)
+        if v.id in owner:
+            found.add(owner[v.id])
+        elif v.id in g.block_args:
+            op, _, j = g.block_args[v.id]
+            if op.name == "scf.for" and j >= 1:
+                todo.append(op.operands[3 + j - 1])
+            else:
+                todo += [x for x in op.operands if _pointer_like(x.type)]
+        elif v.owner is not None:
+            op = v.owner
+            if op.name == "scf.for":
+                todo.append(op.operands[3 + list(r.id for r in op.results).index(v.id)])
+            elif op.num_regions and op.name.startswith("scf."):
+                k = [r.id for r in op.results].index(v.id)
+                todo += [b.ops[-1].operands[k] for i in range(op.num_regions)
+                         for b in op.region(i).blocks if b.ops and len(b.ops[-1].operands) > k]
+            else:
+                todo += [x for x in op.operands if _pointer_like(x.type)]
+    return [n for n in arg_names if n in found]
+
+
+# --- the workflow's advice and configs ------------------------------------------------------
+
+STRATEGY = {
+    "dot-related": ("TMA + 2CTA + occupancy + larger blocks", "1.2-2.0x", (1, 2)),
+    "norm-like": ("High occupancy", "2.0-5.0x", (2, 4)),
+    "element-wise": ("Occupancy + num_stages", "1.5-3.0x", (1, 2, 4, 8, 16)),
+    "reduction": ("High occupancy + num_warps", "1.8-4.0x", (4, 8, 16)),
+}
+
+
+def advice(kind: str, facts: Dict[str, Any]) -> List[str]:
+    """The workflow's advice for a class, adjusted to what the IR shows."""
+    strategy, speedup, occ = STRATEGY[kind]
+    occ_text = ", ".join(map(str, occ))
+    out = [f"Strategy ({WORKFLOW}): {strategy}; expected Tile IR speedup {speedup} on "
+           "Blackwell."]
+    if kind == "dot-related":
+        if facts.get("dot_operands_via") == ["TMA descriptors"]:
+            out.append("The dot operands already come through TMA tensor descriptors: keep "
+                       "pre_hook=tma_set_block_size_hook on every config so each descriptor "
+                       "gets the config's block shape (without it descriptors keep dummy block "
+                       "sizes: runtime errors or wrong results).")
+        else:
+            out.append("Convert the dot operands' tl.load/tl.store to TMA tensor descriptors "
+                       "(host TensorDescriptor or tl.make_tensor_descriptor): the workflow "
+                       "calls this MANDATORY for dot kernels. Add pre_hook="
+                       "tma_set_block_size_hook to the configs to set each descriptor's block "
+                       "shape from the config.")
+        out += [f"Tune occupancy ({occ_text}), the Tile IR knob; do not tune num_warps "
+                "(Tile IR ignores it; num_stages is only a cost hint).",
+                "On Blackwell (sm_100+) add num_ctas=2 configs (2CTA MMA). A persistent grid "
+                "must not oversubscribe the SMs: in the pre_hook, nargs['NUM_SMS'] //= "
+                "nargs['NUM_CTAS'] (or num_ctas).",
+                "Larger blocks are often better on Tile IR than on PTX (e.g. 128x128, "
+                "256x128).",
+                "Gate the TMA/2CTA configs on compute capability >= 10: they crash "
+                "pre-Blackwell GPUs under nvtriton.",
+                "B transposed: pass b.T.contiguous() and use tl.dot(a, b.T, acc); a "
+                "transposition mismatch gives wrong results silently."]
+    elif kind == "norm-like":
+        out += [f"High occupancy ({occ_text}); num_warps (4, 8) matters only on the PTX path "
+                "(Tile IR ignores it).",
+                "Keep a whole row in one block where it fits: the reduction and the rescale "
+                "then stay on chip."]
+    elif kind == "element-wise":
+        out += [f"Tune occupancy ({occ_text}) and num_stages (2-4); not num_warps.",
+                "Larger blocks are often better on Tile IR than on PTX."]
+    else:
+        out += [f"High occupancy ({occ_text}) with num_warps (4, 8) for the PTX path.",
+                "Larger blocks are often better on Tile IR than on PTX."]
+    out += ["Verify on the PTX path (ENABLE_TILE=0) before tuning and on the Tile path "
+            "(ENABLE_TILE=1) after: python -m triton_tile.tools.verify ...",
+            "Benchmark PTX vs Tile IR over sizes (128, 1024, 8192): "
+            "triton_tile.testing.compare_backends(kernel, grid, *args).",
+            "Where accuracy allows: TILEIR_ENABLE_APPROX=1 and TILEIR_ENABLE_FTZ=1."]
+    return out
+
+
+def _block_params(kernel: Kernel) -> List[str]:
+    return [p.name for p in kernel.jit.params if p.is_constexpr and any(
+        w in p.name.upper() for w in ("BLOCK", "TILE"))]
+
+
+def _dot_metas(kernel: Kernel, constexprs: Dict[str, Any]) -> List[Dict[str, Any]]:
+    """Larger blocks for a dot kernel: M-like 128/128/256, N-like 64/128/128, K-like 64."""
+    picks = {"M": (128, 128, 256), "N": (64, 128, 128), "K": (64, 64, 64)}
+    larger = [{} for _ in range(3)]
+    for name in _block_params(kernel):
+        last = name.upper().rstrip("_0123456789")[-1:]
+        for i, meta in enumerate(larger):
+            meta[name] = picks[last][i] if last in picks else constexprs.get(name)
+    base = kernel.configs[0].kwargs if kernel.configs else {}
+    metas: List[Dict[str, Any]] = []
+    for meta in [dict(c.kwargs) for c in kernel.configs] + [dict(base, **m) for m in larger]:
+        if meta not in metas:  # the kernel's own search space, then larger blocks
+            metas.append(meta)
+    return metas
+
+
+def _config(meta, **options) -> str:
+    opts = ", ".join(f"{k}={v}" for k, v in options.items())
+    return f"        triton.Config({json.dumps(meta)}, {opts}),"
+
+
+def autotune_source(kernel: Kernel, kind: str, facts: Dict[str, Any],
+                    constexprs: Dict[str, Any], kinds: Dict[str, ParamKind]) -> str:
+    """Ready-to-paste Python: `tileir_configs(pre_hook=None)` and the decorator line."""
+    occ = STRATEGY[kind][2]
+    key = kernel.key or [n for n, k in kinds.items() if k.kind == "scalar" and not any(
+        w in n.lower() for w in ("stride", "eps", "scale"))]
+    hook = kernel.configs[0].pre_hook if kernel.configs else None
+    lines = [f"# TileIR autotune configs for {kernel.name} ({kind}; {WORKFLOW}).",
+             "import triton_tile as triton  # or: import triton", "", ""]
+    if kind == "dot-related":
+        lines += ["def _is_blackwell():",
+                  "    try:",
+                  "        target = triton.runtime.driver.active.get_current_target()",
+                  "        return target.backend == \"cuda\" and target.arch >= 100",
+                  "    except Exception:  # no GPU driver",
+                  "        return False", "", ""]
+    lines.append("def tileir_configs(pre_hook=None):")
+    if kind == "dot-related":
+        metas = _dot_metas(kernel, constexprs)
+        lines += ["    # pre_hook: tma_set_block_size_hook (sets each descriptor's block_shape; "
+                  "with num_ctas=2",
+                  "    # it must also do nargs['NUM_SMS'] //= nargs['num_ctas'] for a "
+                  "persistent grid).",
+                  "    configs = ["]
+        lines += [_config(m, num_stages=3, num_warps=8, occupancy=o, pre_hook="pre_hook")
+                  for m in metas for o in occ]
+        lines += ["    ]", "    if _is_blackwell():  # 2CTA mode: sm_100+ only",
+                  "        configs += ["]
+        lines += ["    " + _config(m, num_stages=3, num_warps=8, occupancy=1, num_ctas=2,
+                                   pre_hook="pre_hook") for m in metas]
+        lines += ["        ]", "    return configs"]
+    else:
+        metas = [dict(c.kwargs) for c in kernel.configs] or [{}]
+        metas = [m for i, m in enumerate(metas) if m not in metas[:i]]
+        blocks = _block_params(kernel)
+        if not kernel.configs and blocks:
+            lines.append(f"    # {', '.join(blocks)}: left to the launcher, which passes "
+                         "it; to tune it here, add it to each dict and drop it from the "
+                         "launch.")
+        lines.append("    return [")
+        if kind == "element-wise":
+            lines += [_config(m, num_stages=s, occupancy=o, pre_hook="pre_hook")
+                      for m in metas for o in occ for s in ((2, 4) if o < 16 else (4,))]
+        else:
+            lines += [_config(m, num_warps=w, occupancy=o, pre_hook="pre_hook")
+                      for m in metas for o in occ for w in (4, 8)]
+        lines.append("    ]")
+    hook_arg = f"pre_hook={hook.__name__}" if hook is not None and hasattr(
+        hook, "__name__") else ""
+    lines += ["", "",
+              f"# @triton.autotune(configs=tileir_configs({hook_arg}), key={json.dumps(key)})",
+              "# @triton.jit", f"# def {kernel.name}(...):", ""]
+    return "\n".join(lines)
+
+
+# --- one kernel, end to end -----------------------------------------------------------------
+
+
+def classify_kernel(kernel: Kernel, signature: Optional[dict] = None,
+                    constexprs: Optional[dict] = None, dtype: str = "fp32") -> Dict[str, Any]:
+    kinds = param_kinds(kernel.jit)
+    values = default_constexprs(kernel, constexprs)
+    sig = infer_signature(kernel, kinds, values, signature, dtype)
+    report: Dict[str, Any] = {"kernel": kernel.name, "file": kernel.jit.file_name,
+                              "signature": sig, "constexprs": values,
+                              "autotuned": bool(kernel.configs)}
+    try:
+        module = kernel_ttir(kernel, sig, values)
+    except Exception as e:  # the kernel does not compile with these types: say how to fix
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        report.update({"class": None, "error": f"{type(e).__name__}: {first}",
+                       "hint": "give the parameter types with --signature and the constexpr "
+                               "values with --constexprs"})
+        return report
+    result = classify_module(module, kernel.name)
+    kind = result["class"]
+    report.update({"class": kind, "strategy": STRATEGY[kind][0],
+                   "expected_speedup": STRATEGY[kind][1], "evidence": result["evidence"],
+                   "facts": result["facts"], "advice": advice(kind, result["facts"]),
+                   "autotune_configs": autotune_source(kernel, kind, result["facts"], values,
+                                                       kinds)})
+    return report
+
+
+def format_text(report: Dict[str, Any]) -> str:
+    out = [f"{report['kernel']} ({os.path.relpath(report['file'])}): "
+           f"{report['class'] or 'not classified'}"]
+    if report.get("error"):
+        out += [f"  error: {report['error']}", f"  hint: {report['hint']}",
+                f"  signature used: {json.dumps(report['signature'])}",
+                f"  constexprs used: {json.dumps(report['constexprs'], default=str)}"]
+        return "\n".join(out)
+    out.append(f"  compiled with signature {json.dumps(report['signature'])}, constexprs "
+               f"{json.dumps(report['constexprs'], default=str)}")
+    out.append("  evidence (TTIR):")
+    out += [f"    {e['op']}" + (f" at {e['at']}" if e["at"] else "") + f": {e['detail']}"
+            + (f" (x{e['count']})" if e["count"] > 1 else "") for e in report["evidence"]]
+    out.append("  advice:")
+    out += [f"    - {a}" for a in report["advice"]]
+    out.append("  autotune configs (ready to paste):")
+    out += [("    " + line).rstrip() for line in report["autotune_configs"].splitlines()]
+    return "\n".join(out)
+
+
+def _json_arg(ap, option: str, text: Optional[str]) -> Optional[dict]:
+    if text is None:
+        return None
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as e:
+        ap.error(f"{option}: not valid JSON ({e.msg} at column {e.colno}): {text!r}")
+    if not isinstance(value, dict):
+        ap.error(f"{option}: expected a JSON object of parameter name -> value, got {text!r}")
+    return value
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m triton_tile.tools.classify",
+                                 description=__doc__.split("\n\n")[0])
+    ap.add_argument("file", help="a Python file defining @jit kernels")
+    ap.add_argument("--kernel", help="classify only this @jit function")
+    ap.add_argument("--signature", help='JSON: parameter -> Triton type, e.g. {"x": "*fp16"}')
+    ap.add_argument("--constexprs", help='JSON: tl.constexpr parameter -> value')
+    ap.add_argument("--dtype", default="fp32",
+                    help="element type of inferred pointers and descriptors (default fp32)")
+    ap.add_argument("--json", action="store_true", help="print one JSON object")
+    args = ap.parse_args(argv)
+    signature = _json_arg(ap, "--signature", args.signature)
+    constexprs = _json_arg(ap, "--constexprs", args.constexprs)
+    try:
+        _dtype_of(args.dtype)
+        module = load_file(args.file)
+        kernels = find_kernels(module, args.kernel)
+    except (FileNotFoundError, LookupError, ValueError, ImportError) as e:
+        ap.error(str(e))
+    except Exception as e:
+        ap.error(f"{args.file}: importing it failed: {type(e).__name__}: {e}")
+    if not kernels:
+        ap.error(f"{args.file}: no @jit kernels found")
+    try:
+        reports = [classify_kernel(k, signature, constexprs, args.dtype) for k in kernels]
+    except ValueError as e:
+        ap.error(str(e))
+    if args.json:
+        json.dump({"file": os.path.abspath(args.file), "kernels": reports}, sys.stdout,
+                  indent=2, default=str)
+        sys.stdout.write("\n")
+    else:
+        print("\n\n".join(format_text(r) for r in reports))
+    return 1 if any(r["class"] is None for r in reports) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
