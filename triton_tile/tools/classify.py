@@ -275,21 +275,28 @@ def default_constexprs(kernel: Kernel, given: Optional[dict] = None, config=None
     return out
 
 
-def _dtype_of(type_name: str):
+_DTYPE_ALIASES = {"fp16": "float16", "half": "float16", "fp32": "float32", "float": "float32",
+                  "fp64": "float64", "double": "float64", "i8": "int8", "i16": "int16",
+                  "i32": "int32", "i64": "int64", "u8": "uint8", "u1": "bool", "int1": "bool"}
+
+
+def parse_dtype(option: str, text: str):
+    """A numpy dtype from a numpy or Triton name (float16/fp16, bfloat16/bf16, ...); a
+    ValueError naming the option otherwise."""
     import numpy as np
 
-    from ..runtime import specialize as sp
-
-    names = {"fp16": np.float16, "fp32": np.float32, "fp64": np.float64, "i8": np.int8,
-             "i16": np.int16, "i32": np.int32, "i64": np.int64, "u8": np.uint8}
-    if type_name in names:
-        return np.dtype(names[type_name])
-    if sp.canonical_dtype(type_name) == "bf16":
-        import ml_dtypes
-
+    name = _DTYPE_ALIASES.get(str(text).lower(), str(text).lower())
+    if name in ("bfloat16", "bf16"):
+        try:
+            import ml_dtypes
+        except ImportError:
+            raise ValueError(f"{option}: bfloat16 needs the ml_dtypes package") from None
         return np.dtype(ml_dtypes.bfloat16)
-    raise ValueError(f"--dtype: {type_name!r} is not a Triton element type (fp16, bf16, fp32, "
-                     "fp64, i8, i16, i32, i64, u8)")
+    try:
+        return np.dtype(name)
+    except TypeError:
+        raise ValueError(f"{option}: {text!r} is not a dtype (float16, bfloat16, float32, "
+                         "float64, int8..int64, uint8, bool)") from None
 
 
 def infer_signature(kernel: Kernel, kinds: Dict[str, ParamKind], constexprs: Dict[str, Any],
@@ -297,8 +304,11 @@ def infer_signature(kernel: Kernel, kinds: Dict[str, ParamKind], constexprs: Dic
     """The Triton type string of every non-constexpr parameter (see the module docstring)."""
     import numpy as np
 
+    from ..runtime import specialize as sp
     from . import tensor_descriptor as td
 
+    np_dtype = parse_dtype("--dtype", dtype)
+    dtype = sp.canonical_dtype(np_dtype)
     given = dict(given or {})
     unknown = sorted(set(given) - set(kinds))
     if unknown:
@@ -317,7 +327,7 @@ def infer_signature(kernel: Kernel, kinds: Dict[str, ParamKind], constexprs: Dic
         elif k.kind == "pointer":
             sig[name] = "*" + dtype
         elif k.kind == "descriptor":
-            base = np.zeros((DEFAULT_BLOCK * 4,) * k.rank, dtype=_dtype_of(dtype))
+            base = np.zeros((DEFAULT_BLOCK * 4,) * k.rank, dtype=np_dtype)
             descs[name] = td.TensorDescriptor.from_tensor(base, [DEFAULT_BLOCK] * k.rank)
         else:
             sig[name] = "i32"
@@ -524,20 +534,18 @@ def _flat_count(t) -> int:
 _WRITES = ("tt.store", "tt.descriptor_store", "tt.atomic_rmw", "tt.atomic_cas")
 
 
-def written_params(compiled, arg_names: List[str]) -> List[str]:
-    """The parameters a compiled kernel writes through (stores and atomics), in parameter
-    order: each write's address is followed back through pointer arithmetic, splats, loops
-    and ifs to the function arguments it starts from."""
-    from ..backends import cpu
-
-    module = cpu.core().parse_ttir(compiled.asm["ttir"])
-    func = module.func(compiled.name)
+def written_params(module, name: str, arg_names: List[str], param_types) -> List[str]:
+    """The parameters function `name` of a TTIR module writes through (stores and atomics), in
+    parameter order: each write's address is followed back through pointer arithmetic,
+    splats, loops and ifs to the function arguments it starts from. `param_types` has one
+    type string per parameter ("constexpr" for those folded away), as the signature."""
+    func = module.func(name)
     owner: Dict[int, str] = {}
     args = func.region(0).blocks[0].args
     i = 0
-    for name, t in zip(arg_names, compiled.param_types):
+    for pname, t in zip(arg_names, param_types):
         for _ in range(_flat_count(t)):
-            owner[args[i].id] = name
+            owner[args[i].id] = pname
             i += 1
     g = _Graph(func)
     found: Set[str] = set()
@@ -757,15 +765,20 @@ def format_text(report: Dict[str, Any]) -> str:
     return "\n".join(out)
 
 
-def _json_arg(ap, option: str, text: Optional[str]) -> Optional[dict]:
+def json_option(option: str, text: Optional[str], kinds=(dict,), default=None):
+    """A command-line option's JSON value (`default` when not given); a ValueError naming the
+    option when it is not JSON or not of one of `kinds`."""
     if text is None:
-        return None
+        return default
     try:
         value = json.loads(text)
     except json.JSONDecodeError as e:
-        ap.error(f"{option}: not valid JSON ({e.msg} at column {e.colno}): {text!r}")
-    if not isinstance(value, dict):
-        ap.error(f"{option}: expected a JSON object of parameter name -> value, got {text!r}")
+        raise ValueError(f"{option}: not valid JSON ({e.msg} at column {e.colno}): "
+                         f"{text!r}") from None
+    if not isinstance(value, kinds):
+        names = " or ".join({dict: "a JSON object", list: "a JSON list", str: "a string"}[k]
+                            for k in kinds)
+        raise ValueError(f"{option}: expected {names}, got {text!r}")
     return value
 
 
@@ -780,10 +793,10 @@ def main(argv=None) -> int:
                     help="element type of inferred pointers and descriptors (default fp32)")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     args = ap.parse_args(argv)
-    signature = _json_arg(ap, "--signature", args.signature)
-    constexprs = _json_arg(ap, "--constexprs", args.constexprs)
     try:
-        _dtype_of(args.dtype)
+        signature = json_option("--signature", args.signature)
+        constexprs = json_option("--constexprs", args.constexprs)
+        parse_dtype("--dtype", args.dtype)
         module = load_file(args.file)
         kernels = find_kernels(module, args.kernel)
     except (FileNotFoundError, LookupError, ValueError, ImportError) as e:

@@ -8,7 +8,8 @@ both paths?
 
 The kernel runs on fresh random inputs (standard normal floats, integers 1..15: never zeros)
 with its outputs poisoned with NaN (integers: their minimum), once on the PTX-style path
-(`ENABLE_TILE=0`: the TTIR executor on the CPU) and once on the Tile IR path (`ENABLE_TILE=1`),
+(`ENABLE_TILE=0`: the TTIR executor on the CPU, stock Triton on a GPU) and once on the Tile IR
+path (`ENABLE_TILE=1`; a fallback to the PTX path is marked `tile*` with its reason),
 on the same inputs; each output is compared with the reference, evaluated in float64. It
 prints the max abs/rel error per path and output and PASS/FAIL; exit status 0 when everything
 passes, 1 when anything fails (a wrong value, a NaN left unwritten, a launch error, a fallback
@@ -65,9 +66,6 @@ import numpy as np
 from . import classify
 
 PATHS = ("ptx", "tile")
-_DTYPES = {"fp16": "float16", "half": "float16", "fp32": "float32", "float": "float32",
-           "fp64": "float64", "double": "float64", "i8": "int8", "i16": "int16",
-           "i32": "int32", "i64": "int64", "u8": "uint8", "u1": "bool", "int1": "bool"}
 _TOLERANCE = {"float64": (1e-9, 1e-7), "float32": (1e-5, 1e-5), "float16": (1e-2, 1e-2),
               "bfloat16": (1e-2, 1e-2)}
 
@@ -86,33 +84,17 @@ def stride(array, dim: int) -> int:
 
 
 def _json(option: str, text: Optional[str], kinds=(dict,), default=None):
-    if text is None:
-        return default
     try:
-        value = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise UsageError(f"{option}: not valid JSON ({e.msg} at column {e.colno}): "
-                         f"{text!r}") from None
-    if not isinstance(value, kinds):
-        names = " or ".join({dict: "a JSON object", list: "a JSON list", str: "a string"}[k]
-                            for k in kinds)
-        raise UsageError(f"{option}: expected {names}, got {text!r}")
-    return value
+        return classify.json_option(option, text, kinds, default)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
 
 
 def parse_dtype(option: str, text: str) -> np.dtype:
-    name = _DTYPES.get(str(text).lower(), str(text).lower())
-    if name in ("bfloat16", "bf16"):
-        try:
-            import ml_dtypes
-        except ImportError:
-            raise UsageError(f"{option}: bfloat16 needs the ml_dtypes package") from None
-        return np.dtype(ml_dtypes.bfloat16)
     try:
-        return np.dtype(name)
-    except TypeError:
-        raise UsageError(f"{option}: {text!r} is not a dtype (float16, bfloat16, float32, "
-                         "float64, int8..int64, uint8, bool)") from None
+        return classify.parse_dtype(option, text)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
 
 
 def _eval(option: str, text: str, names: Dict[str, Any]):
@@ -309,13 +291,11 @@ def _to_host(x) -> np.ndarray:
         x.dtype.kind == "f" or x.dtype.name == "bfloat16" else x
 
 
-def launch(setup: Setup, config, path: str, outputs: List[str]) -> Dict[str, Any]:
-    """One launch on fresh buffers: the outputs as host arrays, the path taken, and any
-    fallback warning."""
+def _launch_args(setup: Setup, config, arrays: Dict[str, Any]):
+    """(arguments by name, constexprs included; launch options) for one config, its pre_hook
+    run."""
     from .tensor_descriptor import TensorDescriptor
 
-    arrays = {n: _to_device(_poisoned(a.shape, a.dtype) if n in outputs else a.copy(),
-                            setup.device) for n, a in setup.inputs.items()}
     nargs: Dict[str, Any] = dict(arrays, **setup.scalars)
     for n in setup.descriptors:
         rank = len(setup.shapes[n])
@@ -328,6 +308,47 @@ def launch(setup: Setup, config, path: str, outputs: List[str]) -> Dict[str, Any
     nargs.update(constexprs)
     if config is not None and config.pre_hook is not None:
         config.pre_hook(_HookArgs(nargs, options))
+    return nargs, options
+
+
+def _scalar_type(v) -> str:
+    if isinstance(v, bool):
+        return "u1"
+    if isinstance(v, int):
+        return "i32" if -2**31 <= v < 2**31 else "i64"
+    return "fp32"
+
+
+def find_outputs(setup: Setup, config, constexprs: Dict[str, Any]) -> List[str]:
+    """The array parameters the kernel's TTIR writes through (compiled here, for the
+    arguments' types: the GPU's PTX path compiles with stock Triton, whose IR is not ours)."""
+    from ..runtime import specialize as sp
+    from . import tensor_descriptor as td
+
+    nargs, _ = _launch_args(setup, config, dict(setup.inputs))
+    sig = {}
+    for n, k in setup.kinds.items():
+        if k.kind == "constexpr":
+            continue
+        v = nargs[n]
+        if td.is_tensor_descriptor(v):
+            sig[n] = td.signature_string(v)
+        elif isinstance(v, np.ndarray):
+            sig[n] = "*" + sp.canonical_dtype(v.dtype)
+        else:
+            sig[n] = _scalar_type(v)
+    module = classify.kernel_ttir(setup.kernel, sig, constexprs)
+    names = setup.kernel.jit.arg_names
+    return classify.written_params(module, setup.kernel.name, names,
+                                   [sig.get(n, "constexpr") for n in names])
+
+
+def launch(setup: Setup, config, path: str, outputs: List[str]) -> Dict[str, Any]:
+    """One launch on fresh buffers: the outputs as host arrays, the path taken, and any
+    fallback warning."""
+    arrays = {n: _to_device(_poisoned(a.shape, a.dtype) if n in outputs else a.copy(),
+                            setup.device) for n, a in setup.inputs.items()}
+    nargs, options = _launch_args(setup, config, arrays)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         compiled = setup.kernel.jit[setup.grid_fn()](**nargs, **options,
@@ -421,8 +442,7 @@ def run(setup: Setup) -> Dict[str, Any]:
         constexprs = classify.default_constexprs(setup.kernel, setup.constexprs_in, config,
                                                  fallback=LookupError)
         if outputs is None:
-            probe = launch(setup, config, "ptx", [])  # compiles; outputs found in its TTIR
-            outputs = classify.written_params(probe["compiled"], setup.kernel.jit.arg_names)
+            outputs = find_outputs(setup, config, constexprs)
             if not outputs:
                 raise UsageError("--outputs: the kernel stores to no array parameter; name "
                                  "the outputs with --outputs")
@@ -436,13 +456,15 @@ def run(setup: Setup) -> Dict[str, Any]:
                 entry.update(error=f"{type(e).__name__}: {first}", passed=False)
                 results.append(entry)
                 continue
-            md = r["compiled"].metadata
-            entry.update(taken=md.path, fallback_reason=md.fallback_reason, notes=r["notes"])
+            md = getattr(r["compiled"], "metadata", None)  # stock Triton's on the GPU's PTX
+            taken = getattr(md, "path", "ptx")
+            entry.update(taken=taken, fallback_reason=getattr(md, "fallback_reason", None),
+                         notes=r["notes"])
             for o in outputs:
                 entry["outputs"][o] = compare(r["arrays"][o], ref[o], setup.dtypes[o],
                                               setup.args.atol, setup.args.rtol)
             entry["passed"] = all(c["passed"] for c in entry["outputs"].values()) and not (
-                setup.args.no_fallback and path == "tile" and md.path != "tile")
+                setup.args.no_fallback and path == "tile" and taken != "tile")
             results.append(entry)
     return {"kernel": setup.kernel.name, "file": setup.kernel.jit.file_name,
             "device": setup.device, "outputs": outputs, "results": results,
