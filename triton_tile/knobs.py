@@ -147,6 +147,9 @@ class Knobs(types.ModuleType):
     raise_views = _Env("TRITON_TILE_RAISE_VIEWS", _parse_bool, True,
                        "raise pointer loads/stores to Tile IR views (0: gathers, as NVIDIA's "
                        "backend emits; for comparisons)", changes_code=True)
+    index_views = _Env("TRITON_TILE_INDEX_VIEWS", _parse_bool, True,
+                       "accesses in loops index one view made once per tensor (0: a view per "
+                       "access; for comparisons)", changes_code=True)
     view_guards = _Env("TRITON_TILE_VIEW_GUARDS", _parse_bool, True,
                        "0 (measurements only, unsafe): no branch around view accesses that "
                        "may be empty, out of range or wrap", changes_code=True)

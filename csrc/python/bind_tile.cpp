@@ -18,6 +18,7 @@ void bindTile(py::module_ &m) {
       .def_readwrite("num_stages", &TileOptions::numStages)
       .def_readwrite("arch", &TileOptions::arch)
       .def_readwrite("raise_views", &TileOptions::raiseViews)
+      .def_readwrite("index_views", &TileOptions::indexViews)
       .def_readwrite("guard_views", &TileOptions::guardViews)
       .def_readwrite("alias_classes", &TileOptions::aliasClasses);
 

@@ -333,7 +333,9 @@ module {
 def test_block_pointers_and_descriptors_become_views_at_any_offset():
     m = C.parse_ttir(BOXES, "boxes.ttir")
     C.run_passes(m, ["expand-block-pointer-loops", "canonicalize", "cse", "dce"])
-    r = C.convert_to_tile(m, "k", C.TileOptions())
+    o = C.TileOptions()
+    o.index_views = False  # the general form alone (the tile-index form has its own tests)
+    r = C.convert_to_tile(m, "k", o)
     assert r.unsupported == []
     out = C.print_tile(r.module)
     # in range: a view whose base is the box's corner (offset 3 is not a multiple of 16) ...
@@ -431,3 +433,66 @@ def test_default_occupancy_hint_by_kernel_class():
     m = C.parse_ttir(MATMUL_K_LOOP, "mm.ttir")
     Options.occupancy = None
     assert "occupancy = 2 : i32" in C.print_tile(tile_stage.convert(m, "mm", Options()).module)
+
+
+# A loop over K in blocks of 64 (Triton's matmul inner loop, one operand): the pointer tile
+# advances by 64 each iteration and the mask shrinks with it.
+K_LOOP = """
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c63 = arith.constant 63 : i32
+    %c64 = arith.constant 64 : i32
+    %0 = arith.addi %arg2, %c63 : i32
+    %n = arith.divsi %0, %c64 : i32
+    %r = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
+    %p0 = tt.splat %arg0 : !tt.ptr<f32> -> tensor<64x!tt.ptr<f32>>
+    %p = tt.addptr %p0, %r : tensor<64x!tt.ptr<f32>>, tensor<64xi32>
+    %zero = arith.constant dense<0.000000e+00> : tensor<64xf32>
+    %step = arith.constant dense<64> : tensor<64xi32>
+    %res:2 = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero, %ptr = %p) -> (tensor<64xf32>, tensor<64x!tt.ptr<f32>>) : i32 {
+      %k = arith.muli %i, %c64 : i32
+      %left = arith.subi %arg2, %k : i32
+      %lefts = tt.splat %left : i32 -> tensor<64xi32>
+      %m = arith.cmpi slt, %r, %lefts : tensor<64xi32>
+      %x = tt.load %ptr, %m, %zero : tensor<64x!tt.ptr<f32>>
+      %a = arith.addf %acc, %x : tensor<64xf32>
+      %np = tt.addptr %ptr, %step : tensor<64x!tt.ptr<f32>>, tensor<64xi32>
+      scf.yield %a, %np : tensor<64xf32>, tensor<64x!tt.ptr<f32>>
+    }
+    %q0 = tt.splat %arg1 : !tt.ptr<f32> -> tensor<64x!tt.ptr<f32>>
+    %q = tt.addptr %q0, %r : tensor<64x!tt.ptr<f32>>, tensor<64xi32>
+    tt.store %q, %res#0 : tensor<64x!tt.ptr<f32>>"""
+
+
+def convert_loop(**opts):
+    m = C.parse_ttir(kernel(K_LOOP), "case.ttir")
+    C.run_passes(m, ["scalarize-loop-pointers", "canonicalize", "cse", "dce"])
+    o = C.TileOptions()
+    for k, v in opts.items():
+        setattr(o, k, v)
+    r = C.convert_to_tile(m, "k", o)
+    return r, C.print_tile(r.module)
+
+
+def test_loop_access_indexes_one_view_made_before_the_loop():
+    r, out = convert_loop()
+    assert "tile-index view" in r.accesses[0][3]
+    head = out[:out.index(" if ")]
+    fast = out[out.index(" for "):out.index("} else {")]
+    slow = out[out.index("} else {"):out.rindex("make_tensor_view")]  # (the last: the store)
+    # one view of the whole array (extent n), made before the loop; the load picks tile k/64
+    assert head.count("make_tensor_view %arg0") == 1 and "make_tensor_view" not in fast
+    assert re.search(r"load_view_tko weak %\d+\[%\d+\]", fast)
+    assert "shri" in fast  # coordinate / 64
+    # the last tile must overlap the array (64 * (n - 1) < size): checked once, before the
+    # loop, which it versions; the other version keeps the general form (a view per
+    # iteration at the box's corner, behind a branch)
+    assert "less_than_or_equal" in head
+    assert slow.count("make_tensor_view") == 1 and "[%c0_i32]" in slow
+
+
+def test_loop_access_without_the_index_form_makes_a_view_per_iteration():
+    r, out = convert_loop(index_views=False)
+    loop = out[out.index(" for "):out.rindex("make_tensor_view")]  # (the last: the store)
+    assert " if " not in out[:out.index(" for ")]
+    assert loop.count("make_tensor_view") == 1 and "[%c0_i32]" in loop

@@ -49,6 +49,7 @@ def tile_options(options, alias_classes=(), arch=None, ttir_text: str = ""):
     o.num_stages = options.num_stages
     o.arch = arch or knobs.target or "sm_90"
     o.raise_views = knobs.raise_views
+    o.index_views = knobs.index_views
     o.guard_views = knobs.view_guards
     o.alias_classes = [list(c) for c in alias_classes]
     return o

@@ -23,6 +23,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "conversion/ttir_to_tile/index_views.h"
 #include "conversion/ttir_to_tile/raise_views.h"
 #include "ir/builder.h"
 #include "ir/op_registry.h"
@@ -61,6 +62,7 @@ public:
     b_.setLoc(func.loc());
     Operation *entry = b_.create("cuda_tile.entry", {}, {}, attrs, 1);
     const Block &src = *func.region(0)->front();
+    index_.top = &src;
     Block *dst = entry->region(0)->addBlock();
     b_.setInsertionPointToEnd(dst);
     for (size_t i = 0; i < src.numArgs(); ++i) {
@@ -72,6 +74,8 @@ public:
         for (const auto &kv : func.argAttrs[i])
           if (kv.first == "tt.divisibility")
             div = kv.second.getInt();
+      if (div > 1 && arg->type.isInt())
+        index_.argDivisibility[src.arg(i)] = div;
       if (div > 1 && (arg->type.isPtr() || arg->type.isInt()))
         arg = make1("assume", {arg}, arg->type, {{"div_by", Attribute::integer(div, i64())}});
       map_[src.arg(i)] = arg;
@@ -184,6 +188,11 @@ private:
   void block(const Block &src, Term term) {
     for (const auto &o : src.ops()) {
       b_.setLoc(o->loc());
+      if (&src == index_.top) {
+        // Views of the tile-index form are made here, before this top-level op.
+        topBlock_ = b_.saveInsertionPoint().block;
+        topAnchor_ = topBlock_->back();
+      }
       if (o->info()->has(kTerminator)) {
         terminator(*o, term);
         continue;
@@ -191,7 +200,8 @@ private:
       try {
         op(*o);
       } catch (const Unsupported &u) {
-        report_.unsupported.push_back({o->name(), locationString(o->loc()), u.reason});
+        if (reporting_)
+          report_.unsupported.push_back({o->name(), locationString(o->loc()), u.reason});
         // Keep walking with placeholders so every unsupported op is reported, not just the first.
         for (size_t i = 0; i < o->numResults(); ++i)
           map_[o->result(i)] = placeholder(o->result(i)->type);
@@ -432,14 +442,21 @@ private:
     }
     std::vector<Value *> operands = {base};
     operands.insert(operands.end(), dynShape.begin(), dynShape.end());
+    return partitionView(operands, dynStrides, elem, shape, strides, plan.tile, padding);
+  }
+
+  // make_tensor_view(base, dynamic extents..., dynamic strides...) + make_partition_view.
+  Value *partitionView(std::vector<Value *> operands, const std::vector<Value *> &dynStrides,
+                       Type elem, const std::vector<int64_t> &shape,
+                       const std::vector<int64_t> &strides, const std::vector<int64_t> &tile,
+                       Padding padding) {
     operands.insert(operands.end(), dynStrides.begin(), dynStrides.end());
     Type tv = Type::tensorView(elem, shape, strides);
     Value *tview = make1("make_tensor_view", operands, tv);
     std::vector<int64_t> dimMap;
-    for (size_t d = 0; d < plan.tile.size(); ++d)
+    for (size_t d = 0; d < tile.size(); ++d)
       dimMap.push_back(static_cast<int64_t>(d));
-    Type pv = Type::partitionView(plan.tile, tv, dimMap, padding);
-    return make1("make_partition_view", {tview}, pv);
+    return make1("make_partition_view", {tview}, Type::partitionView(tile, tv, dimMap, padding));
   }
 
   // Recognises `other` values Tile IR can express as view padding.
@@ -555,22 +572,36 @@ private:
   }
 
   void load(const Operation &o) {
+    auto it = indexPlans_.find(&o);
+    bind(o, it == indexPlans_.end() ? generalLoad(o) : indexedLoad(o, it->second));
+  }
+
+  void store(const Operation &o) {
+    auto it = indexPlans_.find(&o);
+    if (it == indexPlans_.end())
+      generalStore(o);
+    else
+      indexedStore(o, it->second);
+  }
+
+  static bool isBoxAccess(const Operation &o) {
+    return o.is("tt.descriptor_load") || o.is("tt.descriptor_store") ||
+           o.operand(0)->type.isBlockPtr();
+  }
+
+  // The access in its form for any offset (a view at the box's corner or a gather).
+  Value *generalLoad(const Operation &o) {
     Type t = o.result(0)->type;
-    Box bx;
-    if (o.operand(0)->type.isBlockPtr()) {
-      if (!box(o, bx))
-        throw Unsupported{"block pointer not built by a visible tt.make_tensor_ptr"};
-      return boxLoad(o, bx);
-    }
+    if (isBoxAccess(o))
+      return boxLoad(o, boxOf(o));
     std::string why = "view raising disabled";
     std::optional<ViewPlan> plan;
     if (opts_.raiseViews && t.isTensor())
       plan = planView(o, why);
     if (!plan) {
       if (t.isTensor())
-        report_.accesses.push_back({o.name(), locationString(o.loc()), false, why});
-      bind(o, pointerLoad(o));
-      return;
+        note(o, false, why);
+      return pointerLoad(o);
     }
     bool needsSelect;
     const Value *other = o.numOperands() > 2 ? o.operand(2) : nullptr;
@@ -584,11 +615,11 @@ private:
           return {v};
         },
         [&]() -> std::vector<Value *> { return {pointerLoad(o)}; })[0];
-    bind(o, loaded);
     std::string detail = "tensor_view + partition_view, padding " + std::string(paddingName(pad));
     if (!plan->conditions.empty())
       detail += " (when the index cannot wrap; a gather otherwise)";
-    report_.accesses.push_back({o.name(), locationString(o.loc()), true, detail});
+    note(o, true, detail);
+    return loaded;
   }
 
   Value *paddingTile(Type t, Padding p) {
@@ -614,21 +645,17 @@ private:
     return constFloat(v, t);
   }
 
-  void store(const Operation &o) {
+  void generalStore(const Operation &o) {
     Type t = o.operand(1)->type;
-    Box bx;
-    if (o.operand(0)->type.isBlockPtr()) {
-      if (!box(o, bx))
-        throw Unsupported{"block pointer not built by a visible tt.make_tensor_ptr"};
-      return boxStore(o, bx);
-    }
+    if (isBoxAccess(o))
+      return boxStore(o, boxOf(o));
     std::string why = "view raising disabled";
     std::optional<ViewPlan> plan;
     if (opts_.raiseViews && t.isTensor())
       plan = planView(o, why);
     if (!plan) {
       if (t.isTensor())
-        report_.accesses.push_back({o.name(), locationString(o.loc()), false, why});
+        note(o, false, why);
       pointerStore(o);
       return;
     }
@@ -642,8 +669,7 @@ private:
           pointerStore(o);
           return {};
         });
-    report_.accesses.push_back(
-        {o.name(), locationString(o.loc()), true, "tensor_view + partition_view"});
+    note(o, true, "tensor_view + partition_view");
   }
 
   static int ordering(int64_t sem) {
@@ -744,6 +770,15 @@ private:
     return true;
   }
 
+  Box boxOf(const Operation &o) {
+    Box bx;
+    if (!box(o, bx))
+      throw Unsupported{o.operand(0)->type.isBlockPtr()
+                            ? "block pointer not built by a visible tt.make_tensor_ptr"
+                            : "descriptor not built by a visible tt.make_tensor_descriptor"};
+    return bx;
+  }
+
   Value *cmp64(Value *a, Value *b, int pred) {
     return make1("cmpi", {a, b}, a->type.withElement(i1()),
                  {{"comparison_predicate", i32Attr(pred)}, {"signedness", i32Attr(tile::kSigned)}});
@@ -827,7 +862,7 @@ private:
     return ifOp;
   }
 
-  void boxLoad(const Operation &o, const Box &a) {
+  Value *boxLoad(const Operation &o, const Box &a) {
     Type t = a.block;
     Value *loaded = nullptr;
     auto viaView = [&]() -> std::vector<Value *> {
@@ -851,9 +886,8 @@ private:
     Type want = o.result(0)->type;
     if (want != t)
       v = make1("reshape", {v}, want);
-    bind(o, v);
-    report_.accesses.push_back({o.name(), locationString(o.loc()), true,
-                                "box view (any offset; masked pointers when out of range)"});
+    note(o, true, "box view (any offset; masked pointers when out of range)");
+    return v;
   }
 
   void boxStore(const Operation &o, const Box &a) {
@@ -876,8 +910,218 @@ private:
       return {};
     };
     boxBranch(a, {}, viaView, viaPointers);
-    report_.accesses.push_back({o.name(), locationString(o.loc()), true,
-                                "box view (any offset; masked pointers when out of range)"});
+    note(o, true, "box view (any offset; masked pointers when out of range)");
+  }
+
+  // ---------------------------------------------------------------- tile-index form
+
+  void note(const Operation &o, bool raised, const std::string &detail) {
+    if (reporting_)
+      report_.accesses.push_back({o.name(), locationString(o.loc()), raised, detail});
+  }
+
+  Value *emitPoly(const Poly &p) {
+    Value *sum = nullptr;
+    for (const auto &t : p.terms) {
+      Value *term = nullptr;
+      for (const Value *v : t.first) {
+        Value *x = toI64(get(v));
+        term = term ? make1("muli", {term, x}, i64()) : x;
+      }
+      if (!term)
+        term = constInt(t.second, i64());
+      else if (t.second != 1)
+        term = make1("muli", {term, constInt(t.second, i64())}, i64());
+      sum = sum ? make1("addi", {sum, term}, i64()) : term;
+    }
+    return sum ? sum : constInt(0, i64());
+  }
+
+  // The conjunction of `conds` (null when there are none).
+  Value *emitIndexConds(const std::vector<IndexCond> &conds) {
+    Value *all = nullptr;
+    for (const IndexCond &c : conds) {
+      Value *v;
+      if (c.div) {
+        Value *low = make1("andi", {emitPoly(c.lhs), constInt(c.div - 1, i64())}, i64());
+        v = cmp64(low, constInt(0, i64()), tile::kEq);
+      } else {
+        v = cmp64(emitPoly(c.lhs), emitPoly(c.rhs), tile::kLe);
+      }
+      all = all ? make1("andi", {all, v}, i1()) : v;
+    }
+    return all;
+  }
+
+  // The plan's view, made once at the kernel's top level.
+  Value *indexView(const IndexPlan &p, Type elem, Padding pad) {
+    std::string key = p.key + "|" + elem.str() + "|" + std::to_string(static_cast<int>(pad));
+    auto it = indexViews_.find(key);
+    if (it != indexViews_.end())
+      return it->second;
+    auto ip = b_.saveInsertionPoint();
+    if (topAnchor_)
+      b_.setInsertionPointAfter(topAnchor_);
+    else
+      b_.restoreInsertionPoint({topBlock_, topBlock_->ops().begin()});
+    std::vector<int64_t> shape, strides;
+    std::vector<Value *> operands = {get(p.base)};
+    std::vector<Value *> dynStrides;
+    int64_t c;
+    for (size_t d = 0; d < p.tile.size(); ++d) {
+      if (p.extents[d].isConst(c) && c > 0) {
+        shape.push_back(c);
+      } else {
+        // Only used once the conditions hold (extent > coordinate >= 0); kept positive so
+        // the view is well formed in the other version too.
+        shape.push_back(kDynamic);
+        operands.push_back(make1("maxi", {emitPoly(p.extents[d]), constInt(1, i64())}, i64(),
+                                 {{"signedness", i32Attr(tile::kSigned)}}));
+      }
+      if (p.strides[d].isConst(c) && c > 0) {
+        strides.push_back(c);
+      } else {
+        strides.push_back(kDynamic);
+        dynStrides.push_back(emitPoly(p.strides[d]));
+      }
+    }
+    Value *view = partitionView(operands, dynStrides, elem, shape, strides, p.tile, pad);
+    b_.restoreInsertionPoint(ip);
+    indexViews_[key] = view;
+    return view;
+  }
+
+  // coord_d / B_d per dimension, as i32 (coordinates are non-negative multiples of B_d).
+  std::vector<Value *> tileIndices(const IndexPlan &p) {
+    std::vector<Value *> idx;
+    int64_t c;
+    for (size_t d = 0; d < p.tile.size(); ++d) {
+      if (p.coords[d].isConst(c)) {
+        idx.push_back(constInt(c / p.tile[d], i32()));
+        continue;
+      }
+      Value *v = emitPoly(p.coords[d]);
+      int shift = 0;
+      while ((int64_t(1) << shift) < p.tile[d])
+        ++shift;
+      if (shift)
+        v = make1("shri", {v, constInt(shift, i64())}, i64(),
+                  {{"signedness", i32Attr(tile::kUnsigned)}});
+      idx.push_back(make1("trunci", {v}, i32()));
+    }
+    return idx;
+  }
+
+  // Plans the tile-index form for the accesses whose innermost loop is `loop`; returns the
+  // conditions to check before it.
+  std::vector<IndexCond> planLoopAccesses(const Operation &loop, const Block &b,
+                                          std::vector<const Operation *> &planned) {
+    std::vector<IndexCond> conds;
+    for (const auto &op : b.ops()) {
+      if (op->is("scf.for") || op->is("scf.while"))
+        continue; // their accesses are planned when they are converted
+      for (size_t r = 0; r < op->numRegions(); ++r)
+        for (const auto &blk : op->region(r)->blocks) {
+          auto inner = planLoopAccesses(loop, *blk, planned);
+          conds.insert(conds.end(), inner.begin(), inner.end());
+        }
+      std::optional<IndexPlan> plan = planIndex(*op, loop);
+      if (!plan)
+        continue;
+      if (plan->hoisted) {
+        conds.insert(conds.end(), plan->conds.begin(), plan->conds.end());
+        plan->conds.clear();
+      }
+      indexPlans_[op.get()] = *plan;
+      planned.push_back(op.get());
+    }
+    return conds;
+  }
+
+  std::optional<IndexPlan> planIndex(const Operation &o, const Operation &loop) {
+    bool isLoad = o.is("tt.load") || o.is("tt.descriptor_load");
+    if (!isLoad && !o.is("tt.store") && !o.is("tt.descriptor_store"))
+      return std::nullopt;
+    std::string why;
+    if (isBoxAccess(o)) {
+      Box a;
+      if (!box(o, a))
+        return std::nullopt;
+      std::vector<const Value *> extents;
+      for (size_t d = 0; d < a.shape.size(); ++d)
+        extents.push_back(a.checked[d] ? a.shape[d] : nullptr);
+      return planIndexFromBox(a.base, a.offsets, extents, a.strides, a.block.shape(), loop, index_,
+                              why);
+    }
+    if (!o.operand(0)->type.isTensor())
+      return std::nullopt;
+    std::optional<ViewPlan> view = planView(o, why);
+    if (!view)
+      return std::nullopt;
+    return planIndexFromView(o, *view, loop, index_, why);
+  }
+
+  Value *indexedLoad(const Operation &o, const IndexPlan &p) {
+    Type want = o.result(0)->type;
+    Type t = Type::tensor(p.tile, want.element());
+    bool needsSelect = false;
+    const Value *other = nullptr;
+    Padding pad;
+    if (isBoxAccess(o)) {
+      pad = boxOf(o).pad;
+    } else {
+      other = o.numOperands() > 2 ? o.operand(2) : nullptr;
+      pad = paddingFor(other, t.element(), needsSelect);
+    }
+    note(o, true, "tile-index view (made once), padding " + std::string(paddingName(pad)));
+    auto viaIndex = [&]() -> std::vector<Value *> {
+      std::vector<Value *> ops = {indexView(p, t.element(), pad)};
+      for (Value *i : tileIndices(p))
+        ops.push_back(i);
+      Value *v = make("load_view_tko", ops, {t, Type::token()},
+                      memoryAttrs({1, static_cast<int64_t>(p.tile.size()), 0}))
+                     ->result(0);
+      if (v->type != want)
+        v = make1("reshape", {v}, want);
+      if (needsSelect)
+        v = make1("select", {get(o.operand(1)), v, get(other)}, want);
+      return {v};
+    };
+    if (!opts_.guardViews || p.conds.empty())
+      return viaIndex()[0];
+    bool was = reporting_;
+    reporting_ = false;
+    Value *v = branchOn(emitIndexConds(p.conds), {want}, viaIndex,
+                        [&]() -> std::vector<Value *> { return {generalLoad(o)}; })[0];
+    reporting_ = was;
+    return v;
+  }
+
+  void indexedStore(const Operation &o, const IndexPlan &p) {
+    note(o, true, "tile-index view (made once)");
+    auto viaIndex = [&]() -> std::vector<Value *> {
+      Value *val = get(o.operand(1));
+      Type t = Type::tensor(p.tile, val->type.element());
+      if (val->type != t)
+        val = make1("reshape", {val}, t);
+      std::vector<Value *> ops = {val, indexView(p, t.element(), Padding::None)};
+      for (Value *i : tileIndices(p))
+        ops.push_back(i);
+      make("store_view_tko", ops, {Type::token()},
+           memoryAttrs({1, 1, static_cast<int64_t>(p.tile.size()), 0}));
+      return {};
+    };
+    if (!opts_.guardViews || p.conds.empty()) {
+      viaIndex();
+      return;
+    }
+    bool was = reporting_;
+    reporting_ = false;
+    branchOn(emitIndexConds(p.conds), {}, viaIndex, [&]() -> std::vector<Value *> {
+      generalStore(o);
+      return {};
+    });
+    reporting_ = was;
   }
 
   // ---------------------------------------------------------------- dot
@@ -1024,7 +1268,36 @@ private:
 
   // ---------------------------------------------------------------- control flow
 
+  // A loop whose accesses take the tile-index form under conditions checked before it is
+  // versioned: if (conditions) { loop, tile-index accesses } else { loop, general form }.
   void forOp(const Operation &o) {
+    std::vector<const Operation *> planned;
+    std::vector<IndexCond> conds;
+    if (opts_.raiseViews && opts_.indexViews)
+      conds = planLoopAccesses(o, *o.region(0)->front(), planned);
+    if (conds.empty() || !opts_.guardViews) {
+      loop(o);
+    } else {
+      std::vector<Type> types = resultTypesOf(o);
+      Operation *ifOp = make("if", {emitIndexConds(conds)}, types, {}, 2);
+      auto ip = b_.saveInsertionPoint();
+      b_.setInsertionPointToEnd(ifOp->region(0)->addBlock());
+      make("yield", loop(o), {});
+      for (const Operation *a : planned)
+        indexPlans_.erase(a);
+      bool was = reporting_;
+      reporting_ = false;
+      b_.setInsertionPointToEnd(ifOp->region(1)->addBlock());
+      make("yield", loop(o), {});
+      reporting_ = was;
+      b_.restoreInsertionPoint(ip);
+      bindResults(o, ifOp);
+    }
+    for (const Operation *a : planned)
+      indexPlans_.erase(a);
+  }
+
+  std::vector<Value *> loop(const Operation &o) {
     std::vector<Type> types = resultTypesOf(o);
     Operation *f = make("for", get(o.operands), types, {}, 1);
     const Block &body = *o.region(0)->front();
@@ -1036,6 +1309,10 @@ private:
     block(body, Term::Continue);
     b_.restoreInsertionPoint(ip);
     bindResults(o, f);
+    std::vector<Value *> res;
+    for (size_t i = 0; i < f->numResults(); ++i)
+      res.push_back(f->result(i));
+    return res;
   }
 
   void ifOp(const Operation &o) {
@@ -1120,6 +1397,14 @@ private:
   const TileOptions &opts_;
   TileConversion &report_;
   std::unordered_map<const Value *, Value *> map_;
+  bool reporting_ = true; // off while a loop's second version is converted
+  // The tile-index form (index_views.h): plans of the accesses of the loops being converted,
+  // the views made so far (by plan key, element type and padding), and where they go.
+  IndexContext index_;
+  std::unordered_map<const Operation *, IndexPlan> indexPlans_;
+  std::unordered_map<std::string, Value *> indexViews_;
+  Block *topBlock_ = nullptr;
+  Operation *topAnchor_ = nullptr;
 };
 
 const std::unordered_map<std::string, Converter::Handler> &Converter::handlers() {
@@ -1243,18 +1528,8 @@ const std::unordered_map<std::string, Converter::Handler> &Converter::handlers()
     t["tt.advance"] = [](C &, O) {
       throw Unsupported{"tt.advance must be folded by expand-block-pointer-loops first"};
     };
-    t["tt.descriptor_load"] = [](C &c, O o) {
-      Box a;
-      if (!c.box(o, a))
-        throw Unsupported{"descriptor not built by a visible tt.make_tensor_descriptor"};
-      c.boxLoad(o, a);
-    };
-    t["tt.descriptor_store"] = [](C &c, O o) {
-      Box a;
-      if (!c.box(o, a))
-        throw Unsupported{"descriptor not built by a visible tt.make_tensor_descriptor"};
-      c.boxStore(o, a);
-    };
+    t["tt.descriptor_load"] = [](C &c, O o) { c.load(o); };
+    t["tt.descriptor_store"] = [](C &c, O o) { c.store(o); };
     t["tt.reduce"] = [](C &c, O o) { c.reduceLike(o, false); };
     t["tt.scan"] = [](C &c, O o) { c.reduceLike(o, true); };
     t["scf.for"] = [](C &c, O o) { c.forOp(o); };

@@ -26,6 +26,9 @@ struct TileOptions {
   int numStages = 0;   // latency hint on memory ops when > 0 (clamped to 1..10)
   std::string arch = "sm_90";
   bool raiseViews = true;
+  // Accesses in loops index one view made at the top level (index_views.h); off: a view per
+  // access (TRITON_TILE_INDEX_VIEWS=0, for comparisons).
+  bool indexViews = true;
   // Measurement only (TRITON_TILE_VIEW_GUARDS=0): no branch around view accesses whose box may
   // be empty, out of range or wrap (Tile IR leaves those undefined): wrong answers when they do.
   bool guardViews = true;

@@ -1,0 +1,505 @@
+#include "conversion/ttir_to_tile/index_views.h"
+
+#include <algorithm>
+#include <functional>
+#include <sstream>
+#include <unordered_map>
+
+namespace tt {
+
+bool Poly::isConst(int64_t &c) const {
+  if (terms.empty()) {
+    c = 0;
+    return true;
+  }
+  if (terms.size() == 1 && terms.begin()->first.empty()) {
+    c = terms.begin()->second;
+    return true;
+  }
+  return false;
+}
+
+Poly polyConst(int64_t c) {
+  Poly p;
+  if (c != 0)
+    p.terms[{}] = c;
+  return p;
+}
+
+Poly polyAdd(const Poly &a, const Poly &b) {
+  Poly r = a;
+  for (const auto &t : b.terms) {
+    int64_t &c = r.terms[t.first];
+    c += t.second;
+    if (c == 0)
+      r.terms.erase(t.first);
+  }
+  return r;
+}
+
+Poly polyScale(const Poly &a, int64_t c) {
+  Poly r;
+  if (c != 0)
+    for (const auto &t : a.terms)
+      r.terms[t.first] = t.second * c;
+  return r;
+}
+
+static bool byId(const Value *a, const Value *b) { return a->id < b->id; }
+
+Poly polyMul(const Poly &a, const Poly &b) {
+  Poly r;
+  for (const auto &x : a.terms)
+    for (const auto &y : b.terms) {
+      std::vector<const Value *> m = x.first;
+      m.insert(m.end(), y.first.begin(), y.first.end());
+      std::sort(m.begin(), m.end(), byId);
+      r = polyAdd(r, [&] {
+        Poly t;
+        t.terms[m] = x.second * y.second;
+        return t;
+      }());
+    }
+  return r;
+}
+
+namespace {
+
+Poly leaf(const Value *v) {
+  Poly p;
+  p.terms[{v}] = 1;
+  return p;
+}
+
+// Is `b` (a block) nested in op `f`'s regions?
+bool inside(const Block *b, const Operation *f) {
+  const Operation *p = b ? b->parentOp() : nullptr;
+  while (p) {
+    if (p == f)
+      return true;
+    p = p->parentBlock() ? p->parentBlock()->parentOp() : nullptr;
+  }
+  return false;
+}
+
+const Block *blockOf(const Value *v) { return v->def ? v->def->parentBlock() : v->ownerBlock; }
+
+const Operation *loopOfIterArg(const Value *v) {
+  if (v->def || !v->ownerBlock)
+    return nullptr;
+  const Operation *f = v->ownerBlock->parentOp();
+  return f && f->is("scf.for") ? f : nullptr;
+}
+
+// Polynomials of scalar integer TTIR values, expanding integer arithmetic and replacing
+// loop-carried scalars by their closed forms.
+class PolyBuilder {
+public:
+  Poly of(const Value *v) {
+    auto it = memo_.find(v);
+    if (it != memo_.end())
+      return it->second;
+    Poly p = compute(v);
+    memo_[v] = p;
+    return p;
+  }
+
+  Poly of(const SExprPtr &e) {
+    if (!e)
+      return Poly{};
+    switch (e->kind) {
+    case SExpr::Kind::Const:
+      return polyConst(e->c);
+    case SExpr::Kind::Val:
+      return of(e->v);
+    case SExpr::Kind::Add:
+      return polyAdd(of(e->a), of(e->b));
+    case SExpr::Kind::Mul:
+      return polyMul(of(e->a), of(e->b));
+    }
+    return Poly{};
+  }
+
+private:
+  std::unordered_map<const Value *, Poly> memo_;
+  std::vector<const Value *> open_; // carried values whose closed form is being computed
+
+  Poly compute(const Value *v) {
+    const Operation *d = v->def;
+    if (!d)
+      return carried(v);
+    const std::string &n = d->name();
+    if (n == "arith.constant" && d->attr("value").kind() == Attribute::Kind::Int)
+      return polyConst(d->attr("value").getInt());
+    if (n == "arith.addi")
+      return polyAdd(of(d->operand(0)), of(d->operand(1)));
+    if (n == "arith.subi")
+      return polyAdd(of(d->operand(0)), polyScale(of(d->operand(1)), -1));
+    if (n == "arith.muli")
+      return polyMul(of(d->operand(0)), of(d->operand(1)));
+    // Widening keeps the value; narrowing is taken as exact (raise_views' i64 rule).
+    if (n == "arith.extsi" || n == "arith.trunci")
+      return of(d->operand(0));
+    return leaf(v);
+  }
+
+  // x carried by scf.for with yield x + inc (inc invariant): x = init + (iv - lb) / step * inc.
+  Poly carried(const Value *x) {
+    const Operation *f = loopOfIterArg(x);
+    if (!f || x->index == 0 || std::count(open_.begin(), open_.end(), x))
+      return leaf(x);
+    const Block &body = *f->region(0)->front();
+    const Operation *yield = body.terminator();
+    size_t i = x->index - 1;
+    if (!yield || i >= yield->numOperands() || 3 + i >= f->numOperands())
+      return leaf(x);
+    open_.push_back(x);
+    Poly inc = polyAdd(of(yield->operand(i)), polyScale(leaf(x), -1));
+    open_.pop_back();
+    memo_.erase(yield->operand(i)); // it was computed with x as a leaf
+    int64_t step;
+    if (!of(f->operand(2)).isConst(step) || step <= 0)
+      return leaf(x);
+    Poly perIter;
+    for (const auto &t : inc.terms) {
+      for (const Value *l : t.first)
+        if (l == x || inside(blockOf(l), f))
+          return leaf(x);
+      if (t.second % step != 0)
+        return leaf(x);
+      perIter.terms[t.first] = t.second / step;
+    }
+    Poly trips = polyAdd(leaf(body.arg(0)), polyScale(of(f->operand(0)), -1));
+    return polyAdd(of(f->operand(3 + i)), polyMul(trips, perIter));
+  }
+};
+
+std::string polyKey(const Poly &p) {
+  std::ostringstream s;
+  for (const auto &t : p.terms) {
+    s << t.second;
+    for (const Value *v : t.first)
+      s << "*v" << v->id;
+    s << "+";
+  }
+  return s.str();
+}
+
+bool allLeaves(const Poly &p, const std::function<bool(const Value *)> &ok) {
+  for (const auto &t : p.terms)
+    for (const Value *v : t.first)
+      if (!ok(v))
+        return false;
+  return true;
+}
+
+int64_t pow2Part(int64_t c) {
+  if (c == 0)
+    return int64_t(1) << 40;
+  c = c < 0 ? -c : c;
+  return c & -c;
+}
+
+class Planner {
+public:
+  Planner(const Operation &loop, const IndexContext &ctx) : loop_(loop), ctx_(ctx) {}
+
+  PolyBuilder polys;
+
+  bool topLevel(const Poly &p) const {
+    return allLeaves(p, [&](const Value *v) { return blockOf(v) == ctx_.top; });
+  }
+
+  // Builds the conditions of `plan` and decides where they are checked; false when the plan
+  // can never hold.
+  bool finish(IndexPlan &plan, std::vector<IndexCond> conds, std::string &why) {
+    auto top = [&](const Poly &p) { return topLevel(p); };
+    if (!topLevel(leaf(plan.base)) || !std::all_of(plan.strides.begin(), plan.strides.end(), top) ||
+        !std::all_of(plan.extents.begin(), plan.extents.end(), top)) {
+      why = "the tensor's base, strides or extents vary inside the kernel";
+      return false;
+    }
+    for (size_t d = 0; d < plan.tile.size(); ++d) {
+      const Poly &o = plan.coords[d];
+      conds.push_back({polyConst(0), o, 0});
+      conds.push_back({polyAdd(o, polyConst(1)), plan.extents[d], 0});
+      conds.push_back({o, Poly{}, plan.tile[d]});
+    }
+    std::vector<IndexCond> hoisted;
+    bool canHoist = true;
+    for (const IndexCond &c : conds)
+      if (!hoist(c, hoisted)) {
+        canHoist = false;
+        break;
+      }
+    plan.hoisted = canHoist;
+    for (const IndexCond &c : canHoist ? hoisted : conds) {
+      int verdict = decide(c);
+      if (verdict < 0) {
+        why = "the tile is never inside the view";
+        return false;
+      }
+      if (verdict == 0)
+        plan.conds.push_back(c);
+    }
+    std::ostringstream key;
+    key << "v" << plan.base->id;
+    for (size_t d = 0; d < plan.tile.size(); ++d)
+      key << "|" << plan.tile[d] << ":" << polyKey(plan.strides[d]) << ":"
+          << polyKey(plan.extents[d]);
+    plan.key = key.str();
+    return true;
+  }
+
+private:
+  const Operation &loop_;
+  const IndexContext &ctx_;
+
+  const Value *iv() const { return loop_.region(0)->front()->arg(0); }
+  bool invariant(const Value *v) const { return !inside(blockOf(v), &loop_); }
+
+  // q = a * iv + r with a constant and r invariant in the loop.
+  bool splitIv(const Poly &q, int64_t &a, Poly &r) const {
+    a = 0;
+    r = Poly{};
+    for (const auto &t : q.terms) {
+      size_t ivs = std::count(t.first.begin(), t.first.end(), iv());
+      if (ivs == 1 && t.first.size() == 1) {
+        a += t.second;
+        continue;
+      }
+      if (ivs > 0)
+        return false;
+      for (const Value *v : t.first)
+        if (!invariant(v))
+          return false;
+      r.terms[t.first] = t.second;
+    }
+    return true;
+  }
+
+  // Rewrites `c` (at the access) into conditions checked before the loop that imply it for
+  // every iteration.
+  bool hoist(const IndexCond &c, std::vector<IndexCond> &out) {
+    const Operation &f = loop_;
+    Poly lb = polys.of(f.operand(0));
+    Poly ub = polys.of(f.operand(1));
+    Poly step = polys.of(f.operand(2));
+    for (const Poly *p : {&lb, &ub, &step})
+      if (!allLeaves(*p, [&](const Value *v) { return invariant(v); }))
+        return false;
+    int64_t a;
+    Poly r;
+    if (c.div) {
+      if (!splitIv(c.lhs, a, r))
+        return false;
+      // iv = lb + k * step: a * step must be a multiple too, and so must a * lb + r.
+      out.push_back({polyScale(step, a), Poly{}, c.div});
+      out.push_back({polyAdd(polyScale(lb, a), r), Poly{}, c.div});
+      return true;
+    }
+    // rhs - lhs = a * iv + r >= 0 over lb <= iv <= ub - 1.
+    if (!splitIv(polyAdd(c.rhs, polyScale(c.lhs, -1)), a, r))
+      return false;
+    Poly at = a >= 0 ? lb : polyAdd(ub, polyConst(-1));
+    out.push_back({polyConst(0), polyAdd(polyScale(at, a), r), 0});
+    return true;
+  }
+
+  // 1: always true, -1: never, 0: unknown until run time.
+  int decide(const IndexCond &c) {
+    if (c.div) {
+      int64_t worst = int64_t(1) << 40;
+      for (const auto &t : c.lhs.terms) {
+        int64_t d = pow2Part(t.second);
+        for (const Value *v : t.first)
+          d *= divisibility(v);
+        worst = std::min(worst, d);
+      }
+      return worst % c.div == 0 ? 1 : 0;
+    }
+    Poly diff = polyAdd(c.rhs, polyScale(c.lhs, -1));
+    int64_t k;
+    if (diff.isConst(k))
+      return k >= 0 ? 1 : -1;
+    for (const auto &t : diff.terms) {
+      if (t.second < 0)
+        return 0;
+      for (const Value *v : t.first)
+        if (!nonNegative(v))
+          return 0;
+    }
+    return 1;
+  }
+
+  int64_t divisibility(const Value *v) const {
+    auto it = ctx_.argDivisibility.find(v);
+    if (it != ctx_.argDivisibility.end())
+      return std::max<int64_t>(it->second, 1);
+    return 1;
+  }
+
+  bool nonNegative(const Value *v) {
+    const Operation *d = v->def;
+    if (d)
+      return d->is("tt.get_program_id") || d->is("tt.get_num_programs");
+    const Operation *f = v->ownerBlock ? v->ownerBlock->parentOp() : nullptr;
+    if (f && f->is("scf.for") && v->index == 0) {
+      Poly lb = polys.of(f->operand(0));
+      int64_t k;
+      if (lb.isConst(k))
+        return k >= 0;
+      return allLeaves(lb, [&](const Value *x) { return x != v && nonNegative(x); });
+    }
+    return false;
+  }
+};
+
+// Splits `offset` into sum_d coord_d * stride_d. Dimensions of size 1 take coordinate 0.
+bool splitOffset(Poly offset, const std::vector<Poly> &strides, const std::vector<int64_t> &tile,
+                 std::vector<Poly> &coords, std::string &why) {
+  size_t rank = tile.size();
+  coords.assign(rank, Poly{});
+  int constDim = -1;
+  for (size_t d = 0; d < rank; ++d) {
+    if (tile[d] == 1)
+      continue;
+    const Poly &s = strides[d];
+    int64_t c;
+    if (s.isConst(c)) {
+      if (constDim >= 0 || c == 0) {
+        why = "two dimensions with constant strides";
+        return false;
+      }
+      constDim = static_cast<int>(d);
+      continue;
+    }
+    if (s.terms.size() != 1) {
+      why = "a stride is not a single product";
+      return false;
+    }
+    const auto &mono = s.terms.begin()->first;
+    int64_t coef = s.terms.begin()->second;
+    Poly rest;
+    for (const auto &t : offset.terms) {
+      std::vector<const Value *> left = t.first;
+      bool contains = true;
+      for (const Value *m : mono) {
+        auto it = std::find(left.begin(), left.end(), m);
+        if (it == left.end()) {
+          contains = false;
+          break;
+        }
+        left.erase(it);
+      }
+      if (contains && t.second % coef == 0)
+        coords[d].terms[left] += t.second / coef;
+      else
+        rest.terms[t.first] = t.second;
+    }
+    offset = rest;
+  }
+  if (constDim >= 0) {
+    int64_t c;
+    strides[constDim].isConst(c);
+    for (const auto &t : offset.terms) {
+      if (t.second % c != 0) {
+        why = "the offset does not split by the strides";
+        return false;
+      }
+      coords[constDim].terms[t.first] = t.second / c;
+    }
+    offset = Poly{};
+  }
+  if (!offset.terms.empty()) {
+    why = "the offset does not split by the strides";
+    return false;
+  }
+  return true;
+}
+
+} // namespace
+
+std::optional<IndexPlan> planIndexFromView(const Operation &access, const ViewPlan &view,
+                                           const Operation &loop, const IndexContext &ctx,
+                                           std::string &why) {
+  (void)access;
+  Planner pl(loop, ctx);
+  IndexPlan plan;
+  plan.base = view.base;
+  plan.tile = view.tile;
+  size_t rank = plan.tile.size();
+  for (size_t d = 0; d < rank; ++d)
+    plan.strides.push_back(plan.tile[d] == 1 ? polyConst(1) : pl.polys.of(view.strides[d]));
+  if (!splitOffset(pl.polys.of(view.offset), plan.strides, plan.tile, plan.coords, why))
+    return std::nullopt;
+  // raise_views' `%` conditions come in pairs (0 <= c, c + B <= m).
+  std::vector<IndexCond> conds;
+  std::vector<std::pair<Poly, Poly>> wraps; // (c, m)
+  for (size_t i = 0; i + 1 < view.conditions.size(); i += 2) {
+    Poly c = pl.polys.of(view.conditions[i].second);
+    wraps.push_back({c, pl.polys.of(view.conditions[i + 1].second)});
+    conds.push_back({pl.polys.of(view.conditions[i].first), c, 0});
+    conds.push_back({pl.polys.of(view.conditions[i + 1].first), wraps.back().second, 0});
+  }
+  for (size_t d = 0; d < rank; ++d) {
+    const Poly &o = plan.coords[d];
+    int64_t k;
+    Poly e;
+    if (plan.tile[d] == 1) {
+      e = polyConst(1);
+    } else if (view.extents[d]) {
+      e = polyAdd(pl.polys.of(view.extents[d]), o);
+    } else if (o.isConst(k)) {
+      e = polyConst(k + plan.tile[d]);
+    } else {
+      bool found = false;
+      for (const auto &w : wraps)
+        if (polyKey(w.first) == polyKey(o)) {
+          e = w.second;
+          found = true;
+        }
+      if (!found) {
+        why = "dimension " + std::to_string(d) + " is unmasked with a varying coordinate";
+        return std::nullopt;
+      }
+    }
+    plan.extents.push_back(e);
+  }
+  if (!pl.finish(plan, conds, why))
+    return std::nullopt;
+  return plan;
+}
+
+std::optional<IndexPlan> planIndexFromBox(const Value *base,
+                                          const std::vector<const Value *> &coords,
+                                          const std::vector<const Value *> &extents,
+                                          const std::vector<const Value *> &strides,
+                                          const std::vector<int64_t> &tile, const Operation &loop,
+                                          const IndexContext &ctx, std::string &why) {
+  Planner pl(loop, ctx);
+  IndexPlan plan;
+  plan.base = base;
+  plan.tile = tile;
+  for (size_t d = 0; d < tile.size(); ++d) {
+    Poly o = pl.polys.of(coords[d]);
+    int64_t k;
+    Poly e;
+    if (extents[d])
+      e = pl.polys.of(extents[d]);
+    else if (o.isConst(k))
+      e = polyConst(k + tile[d]);
+    else {
+      why = "dimension " + std::to_string(d) + " is not bounds-checked and its offset varies";
+      return std::nullopt;
+    }
+    plan.coords.push_back(o);
+    plan.extents.push_back(e);
+    plan.strides.push_back(pl.polys.of(strides[d]));
+  }
+  if (!pl.finish(plan, {}, why))
+    return std::nullopt;
+  return plan;
+}
+
+} // namespace tt

@@ -1,0 +1,87 @@
+// index-views: the tile-index form of a raised access inside an scf.for.
+//
+// raise_views.h proves that an access reads a strided box; its form (a view whose base is the
+// box's corner, index 0) makes a new view every iteration and needs a branch when the box may
+// be empty. Inside loops that is slow on the GPU (tileiras cannot hoist the view, and a load
+// under a branch is not pipelined). The tile-index form makes one view of the whole tensor,
+// once, at the kernel's top level, and accesses the tile at index coord_d / B_d:
+//
+//     view  = base, strides stride_d, extents E_d         (values of the kernel's top level)
+//     tile  = view[coord_0 / B_0, ..., coord_r / B_r]      (coord_d at the access)
+//
+// Rules. The access's element offset must split into sum_d coord_d * stride_d, with every
+// symbolic stride a single monomial and at most one constant stride; loop-carried scalar
+// offsets are replaced by their closed form init + (iv - lb) / step * inc. Per dimension:
+//   - masked (`c + arange < bound`): E = bound - c + coord must be loop-independent: the mask
+//     keeps exactly the lanes inside the view, so the view's padding equals `other`;
+//   - wrapped (`(c + arange) % m`): E = m, under raise_views' condition that it cannot wrap;
+//   - unmasked with a constant coordinate k: E = k + B.
+// The form is exact when, for every dimension, 0 <= coord, coord < E (Tile IR leaves a tile
+// wholly outside the view undefined) and B divides coord. Those conditions are proven
+// statically where the algebra allows, else checked at run time: once before the loop when
+// coord = a * iv + r with a constant and r, lb, ub, step invariant in the loop (the loop is
+// versioned: the other version uses the general form), else at the access itself.
+// Known limits: accesses whose innermost loop is a while loop, unmasked dimensions with a
+// varying coordinate and offsets that do not split by the strides keep the general form.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "conversion/ttir_to_tile/raise_views.h"
+#include "ir/operation.h"
+
+namespace tt {
+
+// A polynomial over TTIR scalar values: coefficient per monomial (values sorted by id).
+struct Poly {
+  std::map<std::vector<const Value *>, int64_t> terms;
+  bool isConst(int64_t &c) const;
+};
+
+Poly polyConst(int64_t c);
+Poly polyAdd(const Poly &a, const Poly &b);
+Poly polyMul(const Poly &a, const Poly &b);
+Poly polyScale(const Poly &a, int64_t c);
+
+// `lhs <= rhs`, or `lhs % div == 0` (div a power of two).
+struct IndexCond {
+  Poly lhs, rhs;
+  int64_t div = 0;
+};
+
+struct IndexPlan {
+  const Value *base = nullptr; // scalar pointer, top level
+  std::vector<Poly> strides;   // top level
+  std::vector<Poly> extents;   // top level
+  std::vector<Poly> coords;    // element coordinates, at the access
+  std::vector<int64_t> tile;
+  std::vector<IndexCond> conds; // runtime conditions still needed
+  bool hoisted = false;         // conds are invariant in the loop: check them before it
+  std::string key;              // equal keys share one view
+};
+
+// The TTIR facts the analysis needs: the kernel's top-level block (values that may be used by
+// a hoisted view) and the divisibility the specialization proved for its arguments.
+struct IndexContext {
+  const Block *top = nullptr;
+  std::map<const Value *, int64_t> argDivisibility;
+};
+
+// The tile-index plan of a raised pointer access (`plan` from planView) inside `loop`.
+std::optional<IndexPlan> planIndexFromView(const Operation &access, const ViewPlan &plan,
+                                           const Operation &loop, const IndexContext &ctx,
+                                           std::string &why);
+
+// The same for a box access (descriptor or block pointer): per dimension the coordinate, the
+// extent (null when the dimension is not bounds-checked) and the stride, all TTIR scalars.
+std::optional<IndexPlan> planIndexFromBox(const Value *base,
+                                          const std::vector<const Value *> &coords,
+                                          const std::vector<const Value *> &extents,
+                                          const std::vector<const Value *> &strides,
+                                          const std::vector<int64_t> &tile, const Operation &loop,
+                                          const IndexContext &ctx, std::string &why);
+
+} // namespace tt
