@@ -496,3 +496,33 @@ def test_loop_access_without_the_index_form_makes_a_view_per_iteration():
     loop = out[out.index(" for "):out.rindex("make_tensor_view")]  # (the last: the store)
     assert " if " not in out[:out.index(" for ")]
     assert loop.count("make_tensor_view") == 1 and "[%c0_i32]" in loop
+
+
+def test_row_loop_indexes_a_two_dimensional_view_of_the_rows():
+    # for row in range(pid, n_rows, nprog): load(x + row * stride + cols, cols < n_cols)
+    body = """
+    %c1 = arith.constant 1 : i32
+    %pid = tt.get_program_id x : i32
+    %np = tt.get_num_programs x : i32
+    %cols = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
+    %ncols = tt.splat %arg2 : i32 -> tensor<64xi32>
+    %valid = arith.cmpi slt, %cols, %ncols : tensor<64xi32>
+    scf.for %row = %pid to %arg3 step %np : i32 {
+      %off = arith.muli %row, %arg4 : i32
+      %base = tt.addptr %arg0, %off : !tt.ptr<f32>, i32
+      %p0 = tt.splat %base : !tt.ptr<f32> -> tensor<64x!tt.ptr<f32>>
+      %p = tt.addptr %p0, %cols : tensor<64x!tt.ptr<f32>>, tensor<64xi32>
+      %x = tt.load %p, %valid : tensor<64x!tt.ptr<f32>>
+      %q0 = tt.splat %arg1 : !tt.ptr<f32> -> tensor<64x!tt.ptr<f32>>
+      %q = tt.addptr %q0, %cols : tensor<64x!tt.ptr<f32>>, tensor<64xi32>
+      tt.store %q, %x, %valid : tensor<64x!tt.ptr<f32>>
+      scf.yield
+    }"""
+    args = "%arg0: !tt.ptr<f32>, %arg1: !tt.ptr<f32>, %arg2: i32, %arg3: i32, %arg4: i32"
+    r, out = convert(kernel(body, args), "k")
+    assert ["tile-index" in a[3] for a in r.accesses] == [True, True]
+    # rows are a leading dimension of size 1 (stride %arg4, extent n_rows), columns masked
+    assert re.search(r"make_tensor_view %arg0, shape = \[%\d+, %\d+\], strides = \[%\d+, 1\]",
+                     out)
+    assert "partition_view<tile=(1x64)" in out
+    assert re.search(r"load_view_tko weak %\d+\[%\d+, %c0_i32\]", out)

@@ -256,6 +256,25 @@ private:
   const IndexContext &ctx_;
 
   const Value *iv() const { return loop_.region(0)->front()->arg(0); }
+
+public:
+  // An extent that every coordinate `o` the loop reaches stays below, less B: o + B when o is
+  // a top-level value, a * (ub - 1) + r + B when o = a * iv + r (a > 0).
+  bool reachExtent(const Poly &o, int64_t b, Poly &e) {
+    if (topLevel(o)) {
+      e = polyAdd(o, polyConst(b));
+      return true;
+    }
+    int64_t a;
+    Poly r;
+    Poly ub = polys.of(loop_.operand(1));
+    if (!splitIv(o, a, r) || a <= 0 || !topLevel(r) || !topLevel(ub))
+      return false;
+    e = polyAdd(polyAdd(polyScale(ub, a), r), polyConst(b - a));
+    return true;
+  }
+
+private:
   bool invariant(const Value *v) const { return !inside(blockOf(v), &loop_); }
 
   // q = a * iv + r with a constant and r invariant in the loop.
@@ -355,9 +374,13 @@ private:
   }
 };
 
-// Splits `offset` into sum_d coord_d * stride_d. Dimensions of size 1 take coordinate 0.
+bool isArg(const Value *v, const Block *top) { return !v->def && v->ownerBlock == top; }
+
+// Splits `offset` into sum_d coord_d * stride_d; what no dimension takes is left in `rest`.
+// The dimension with a constant stride takes the terms without kernel arguments (a term with
+// one is a row offset: `row * stride`).
 bool splitOffset(Poly offset, const std::vector<Poly> &strides, const std::vector<int64_t> &tile,
-                 std::vector<Poly> &coords, std::string &why) {
+                 const Block *top, std::vector<Poly> &coords, Poly &rest, std::string &why) {
   size_t rank = tile.size();
   coords.assign(rank, Poly{});
   int constDim = -1;
@@ -402,19 +425,22 @@ bool splitOffset(Poly offset, const std::vector<Poly> &strides, const std::vecto
   if (constDim >= 0) {
     int64_t c;
     strides[constDim].isConst(c);
+    Poly left;
     for (const auto &t : offset.terms) {
+      if (std::any_of(t.first.begin(), t.first.end(),
+                      [&](const Value *v) { return isArg(v, top); })) {
+        left.terms[t.first] = t.second;
+        continue;
+      }
       if (t.second % c != 0) {
         why = "the offset does not split by the strides";
         return false;
       }
       coords[constDim].terms[t.first] = t.second / c;
     }
-    offset = Poly{};
+    offset = left;
   }
-  if (!offset.terms.empty()) {
-    why = "the offset does not split by the strides";
-    return false;
-  }
+  rest = offset;
   return true;
 }
 
@@ -431,7 +457,14 @@ std::optional<IndexPlan> planIndexFromView(const Operation &access, const ViewPl
   size_t rank = plan.tile.size();
   for (size_t d = 0; d < rank; ++d)
     plan.strides.push_back(plan.tile[d] == 1 ? polyConst(1) : pl.polys.of(view.strides[d]));
-  if (!splitOffset(pl.polys.of(view.offset), plan.strides, plan.tile, plan.coords, why))
+  // A scalar `ptr + row * stride` base is the kernel's pointer plus a row offset.
+  Poly offset = pl.polys.of(view.offset);
+  while (plan.base->def && plan.base->def->is("tt.addptr")) {
+    offset = polyAdd(offset, pl.polys.of(plan.base->def->operand(1)));
+    plan.base = plan.base->def->operand(0);
+  }
+  Poly rest;
+  if (!splitOffset(offset, plan.strides, plan.tile, ctx.top, plan.coords, rest, why))
     return std::nullopt;
   // raise_views' `%` conditions come in pairs (0 <= c, c + B <= m).
   std::vector<IndexCond> conds;
@@ -459,12 +492,38 @@ std::optional<IndexPlan> planIndexFromView(const Operation &access, const ViewPl
           e = w.second;
           found = true;
         }
-      if (!found) {
-        why = "dimension " + std::to_string(d) + " is unmasked with a varying coordinate";
+      if (!found && !pl.reachExtent(o, plan.tile[d], e)) {
+        why = "dimension " + std::to_string(d) + " is unmasked and its reach is unknown";
         return std::nullopt;
       }
     }
     plan.extents.push_back(e);
+  }
+  // What no dimension took (a row offset `row * stride` of a 1-D access) becomes leading
+  // dimensions of size 1, one per stride: kernel arguments are the strides, the rest of each
+  // term the coordinate.
+  std::map<std::vector<const Value *>, Poly> phantoms;
+  for (const auto &t : rest.terms) {
+    std::vector<const Value *> stride, coord;
+    for (const Value *v : t.first)
+      (isArg(v, ctx.top) ? stride : coord).push_back(v);
+    if (stride.empty()) {
+      why = "the offset does not split by the strides";
+      return std::nullopt;
+    }
+    phantoms[stride].terms[coord] += t.second;
+  }
+  for (const auto &ph : phantoms) {
+    Poly e, s;
+    s.terms[ph.first] = 1;
+    if (!pl.reachExtent(ph.second, 1, e)) {
+      why = "a row offset's reach is unknown";
+      return std::nullopt;
+    }
+    plan.tile.insert(plan.tile.begin(), 1);
+    plan.strides.insert(plan.strides.begin(), s);
+    plan.coords.insert(plan.coords.begin(), ph.second);
+    plan.extents.insert(plan.extents.begin(), e);
   }
   if (!pl.finish(plan, conds, why))
     return std::nullopt;

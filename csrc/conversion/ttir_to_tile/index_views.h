@@ -15,14 +15,17 @@
 //   - masked (`c + arange < bound`): E = bound - c + coord must be loop-independent: the mask
 //     keeps exactly the lanes inside the view, so the view's padding equals `other`;
 //   - wrapped (`(c + arange) % m`): E = m, under raise_views' condition that it cannot wrap;
-//   - unmasked with a constant coordinate k: E = k + B.
+//   - unmasked: E = coord + B when coord is a top-level value, a * (ub - 1) + r + B when
+//     coord = a * iv + r: every coordinate the loop reaches (the program reads the whole tile);
+//   - offset terms no dimension takes (`row * stride` in a 1-D access) become leading
+//     dimensions of size 1 whose stride is the term's kernel arguments, with that reach.
 // The form is exact when, for every dimension, 0 <= coord, coord < E (Tile IR leaves a tile
 // wholly outside the view undefined) and B divides coord. Those conditions are proven
 // statically where the algebra allows, else checked at run time: once before the loop when
 // coord = a * iv + r with a constant and r, lb, ub, step invariant in the loop (the loop is
 // versioned: the other version uses the general form), else at the access itself.
-// Known limits: accesses whose innermost loop is a while loop, unmasked dimensions with a
-// varying coordinate and offsets that do not split by the strides keep the general form.
+// Known limits: accesses whose innermost loop is a while loop, and offsets that do not split
+// by the strides (two constant strides, a stride that is a sum) keep the general form.
 #pragma once
 
 #include <map>
