@@ -199,25 +199,22 @@ TILE_OCCUPANCY = {"vector add fp32": [], "softmax fp16": [2, 4, 8], "softmax bf1
 # And with views off (TRITON_TILE_RAISE_VIEWS=0): every access a pointer gather/scatter, as
 # NVIDIA's backend emits them; the gap is what raising to views buys.
 POINTER_VARIANT = {"env": {"TRITON_TILE_RAISE_VIEWS": "0"}}
-# And views without their guarding branches (TRITON_TILE_VIEW_GUARDS=0: a measurement of what
-# the branches cost; these inputs never hit an empty or wrapping box).
-UNGUARDED = {"env": {"TRITON_TILE_VIEW_GUARDS": "0"}}
+# And views made per access (TRITON_TILE_INDEX_VIEWS=0: a new view at each box's corner, behind
+# a branch, the form before index-views): what indexing one view per tensor buys.
+PER_ACCESS = {"env": {"TRITON_TILE_INDEX_VIEWS": "0"}}
 
 
 def tile_variants(case: Case) -> List[dict]:
     occ = [{"occupancy": o} for o in TILE_OCCUPANCY.get(case.name, [])]
-    best_occ = occ[-1:] if case.name.startswith(("softmax", "layer")) else occ
-    unguarded = [UNGUARDED] + [dict(UNGUARDED, occupancy=o["occupancy"]) for o in best_occ]
-    return [{}] + occ + [POINTER_VARIANT] + unguarded
+    return [{}] + occ + [PER_ACCESS, POINTER_VARIANT]
 
 
 def _config_name(extra: dict) -> str:
     if extra.get("env") == POINTER_VARIANT["env"]:
         return "pointers"
-    parts = [f"{k}={v}" for k, v in extra.items() if k != "env"]
-    if extra.get("env") == UNGUARDED["env"]:
-        parts.insert(0, "unguarded")
-    return ",".join(parts) or "default"
+    if extra.get("env") == PER_ACCESS["env"]:
+        return "per-access views"
+    return ",".join(f"{k}={v}" for k, v in extra.items() if k != "env") or "default"
 
 
 class _Env:
@@ -292,9 +289,10 @@ def run_case(case: Case) -> dict:
         r["config"] = _config_name(extra)
         tiles.append(r)
     tile = tiles[0]
-    views = [t for t in tiles if t["config"] != "pointers"]
+    views = [t for t in tiles if t["config"] not in ("pointers", "per-access views")]
     best = min((t for t in views if t["ok"]), key=lambda t: t["ms"], default=tile)
     pointers = next(t for t in tiles if t["config"] == "pointers")
+    per_access = next(t for t in tiles if t["config"] == "per-access views")
     twin = ptx_gpu.twin_of(case.kernel)
     stock_args = [ptx_gpu._arg_to_stock(a) for a in case.args]  # host descriptors: Triton's
     try:
@@ -303,8 +301,13 @@ def run_case(case: Case) -> dict:
         print(f"  {case.name} {case.label}: stock Triton: {type(e).__name__}: {e}",
               file=sys.stderr, flush=True)
         stock = None
-    return {"tile": tile, "best": best, "pointers": pointers, "stock": stock,
+    return {"tile": tile, "best": best, "pointers": pointers, "per_access": per_access,
+            "stock": stock,
             "path": tile["kernel"].metadata.path}
+
+
+def _value(run: dict) -> str:
+    return f"{run['value']:.1f}" + ("" if run["ok"] else " WRONG")
 
 
 def main(args) -> int:
@@ -332,15 +335,16 @@ def main(args) -> int:
     print(f"triton_tile GPU benchmarks on {props.name} (sm_{props.major}{props.minor}), "
           f"stock Triton {triton.__version__}, torch {torch.__version__}", flush=True)
     header = ["kernel", "size", "path", "ok", "tile ms", "tile", "triton ms", "triton",
-              "ratio", "best tile (config)", "best ratio", "tile w/o views", "err tile/triton"]
+              "ratio", "best tile (config)", "best ratio", "per-access views", "tile w/o views",
+              "err tile/triton"]
     rows, failures = [], []
     for make in cases(t, args.quick, args.only):
         c = make()
         try:
             r = run_case(c)
         except Exception as e:  # one broken case must not hide the others' numbers
-            rows.append([c.name, c.label, "ERROR", "NO", "-", "-", "-", "-", "-", "-", "-", "-",
-                         f"{type(e).__name__}: {str(e).splitlines()[0][:80]}"])
+            rows.append([c.name, c.label, "ERROR", "NO"] + ["-"] * 9 +
+                        [f"{type(e).__name__}: {str(e).splitlines()[0][:80]}"])
             failures.append(c.name)
             print(f"  {c.name} {c.label}: {type(e).__name__}: {e}", file=sys.stderr, flush=True)
             continue
@@ -352,7 +356,7 @@ def main(args) -> int:
                      f"{stock['value']:.1f} {c.unit}", f"{stock['ms'] / tile['ms']:.2f}x",
                      f"{r['best']['value']:.1f} ({r['best']['config']})",
                      f"{stock['ms'] / r['best']['ms']:.2f}x",
-                     f"{r['pointers']['value']:.1f}" + ("" if r["pointers"]["ok"] else " WRONG"),
+                     _value(r["per_access"]), _value(r["pointers"]),
                      f"{tile['err']:.1e}/{stock['err']:.1e}"])
         if not ok:
             failures.append(c.name)
@@ -366,8 +370,9 @@ def main(args) -> int:
         print("  ".join(c.ljust(w) for c, w in zip(r, widths)))
     print("ratio = stock Triton ms / Tile ms (same kernel source, grid and meta; "
           "do_bench medians); path = what the Tile run took (ptx: it fell back); best = the "
-          "fastest correct Tile run over the occupancy hints in TILE_OCCUPANCY; w/o views = "
-          "TRITON_TILE_RAISE_VIEWS=0 (pointer gathers, as NVIDIA's backend)")
+          "fastest correct Tile run over the occupancy hints in TILE_OCCUPANCY; per-access views = "
+          "TRITON_TILE_INDEX_VIEWS=0 (a view per access, the form before index-views); w/o views "
+          "= TRITON_TILE_RAISE_VIEWS=0 (pointer gathers, as NVIDIA's backend)")
     if failures:
         print("wrong or failed: " + ", ".join(failures))
     return 1 if (args.check and failures) else 0
