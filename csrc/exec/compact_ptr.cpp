@@ -30,6 +30,7 @@ struct CompactAux : Aux {
   int64_t stride = 0; // bytes between neighbouring lanes
   int es = 4;         // element bytes (load/store)
   bool hasMask = false, hasOther = false, isBool = false;
+  bool forward = false; // a forwarded load (Frame::fwdSlot)
   // tt.addptr
   int baseMode = 0;       // 0 broadcast scalar, 1 compact, 2 full tile
   int64_t baseStride = 0; // bytes, compact or full base
@@ -275,6 +276,14 @@ inline bool tileClear(const Inst &I, const Frame &F, const uint64_t *starts, con
   return hi >= lo && inBoundsI(I, *F.launch, lo, hi - lo + es);
 }
 
+// True when row r starts rowBytes after row r - 1: the rows form one contiguous block.
+inline bool rowsContiguous(const uint64_t *starts, int64_t R, int64_t rowBytes) {
+  for (int64_t r = 1; r < R; ++r)
+    if (starts[r] != starts[0] + static_cast<uint64_t>(r * rowBytes))
+      return false;
+  return true;
+}
+
 template <int ES> void compactLoadK(const Inst &I, Frame &F) {
   using T = typename Elem<ES>::T;
   const CompactAux &a = *static_cast<const CompactAux *>(I.aux);
@@ -289,10 +298,17 @@ template <int ES> void compactLoadK(const Inst &I, Frame &F) {
   T *__restrict o = F.at<T>(I.out);
   const int64_t n = I.n;
   auto otherAt = [&](int64_t i) -> T { return oth ? oth[ob ? 0 : i] : T(0); };
+  if (a.forward) // the register, unless the fast path below leaves the tile in memory
+    F.fwdSlot(I.out) = reinterpret_cast<const char *>(o);
   if (a.intervalMask) {
     const int64_t *h = reinterpret_cast<const int64_t *>(m);
     if (h[0] >= 0) { // lanes [lo, hi) of the single row
       const int64_t lo = h[0], hi = h[1];
+      if (a.forward && lo == 0 && hi == L && limits[0] >= L && S == ES) {
+        checkRow(I, F, Access::Load, starts[0], limits[0], ex, S, ES, nullptr, 0, L - 1, 0);
+        F.fwdSlot(I.out) = reinterpret_cast<const char *>(starts[0]);
+        return;
+      }
       for (int64_t j = 0; j < lo; ++j)
         o[j] = otherAt(j);
       for (int64_t j = hi > lo ? hi : lo; j < L; ++j)
@@ -323,6 +339,10 @@ template <int ES> void compactLoadK(const Inst &I, Frame &F) {
     m = nullptr;
   }
   if ((!m || countActive(m, n) == n) && tileClear(I, F, starts, limits, R, L, S, ES)) {
+    if (a.forward && S == ES && rowsContiguous(starts, R, L * ES)) {
+      F.fwdSlot(I.out) = reinterpret_cast<const char *>(starts[0]);
+      return;
+    }
     for (int64_t r = 0; r < R; ++r) {
       const char *src = reinterpret_cast<const char *>(starts[r]);
       T *orow = o + r * L;
@@ -531,6 +551,7 @@ bool emitCompact(Compiler &c, const Operation &op) {
       a->hasMask = op.numOperands() > 1;
       a->hasOther = op.numOperands() > 2;
       a->intervalMask = a->hasMask && c.intervalMask(op.operand(1));
+      a->forward = c.forwarded(val);
       if (a->hasMask)
         r1 = c.ref(op.operand(1), true);
       if (a->hasOther)

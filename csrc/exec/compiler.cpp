@@ -5,9 +5,12 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <functional>
 #include <map>
+#include <unordered_set>
 
 #include "exec/casts.h"
+#include "exec/tile_ops.h"
 #include "ir/printer.h"
 
 namespace tt::exec {
@@ -499,6 +502,7 @@ void Compiler::allocate(const Operation &func) {
   coalesceLoopCarried(order, pos);
   if (tileIR())
     coalesceIfResults(order);
+  chooseForwarded(order, pos);
 
   // Storage classes that need a live register: roots without one yet.
   struct Interval {
@@ -519,6 +523,9 @@ void Compiler::allocate(const Operation &func) {
     size_t elems = kv.second.bcast ? 1 : static_cast<size_t>(kv.second.numel);
     in.bytes = std::max(in.bytes, alignUp(elems * dtypeSize(kv.second.dt)));
   }
+  for (auto &kv : iv) // forwarded loads: the pointer in front of the register (program.h)
+    if (infos_[kv.first].fwd)
+      kv.second.bytes += Frame::kFwdHeader;
   // Loop-carried registers live across their whole loop.
   for (const Operation *op : order) {
     if (!isLoopOp(*op))
@@ -576,7 +583,8 @@ void Compiler::allocate(const Operation &func) {
     if (ri.assigned) {
       kv.second.off = ri.off;
     } else {
-      kv.second.off = static_cast<uint32_t>(constBytes_ + offs.at(r));
+      kv.second.off =
+          static_cast<uint32_t>(constBytes_ + offs.at(r) + (ri.fwd ? Frame::kFwdHeader : 0));
     }
     kv.second.assigned = true;
   }
@@ -587,7 +595,7 @@ void Compiler::allocate(const Operation &func) {
 Ref Compiler::ref(const Value *v, bool allowBcast) {
   const ValueInfo &vi = info(v);
   if (!vi.bcast || vi.numel == 1)
-    return {vi.off, false};
+    return {vi.off, false, forwarded(v)};
   if (allowBcast)
     return {vi.off, true};
   // Materialize the splat into a scratch register, here, before its user (which must not have
@@ -733,8 +741,74 @@ void Compiler::buildConstImage() {
   }
 }
 
+namespace {
+
+// Tile IR ops a strip-mined program may hold beyond the elementwise ones (isElementwiseOp):
+// every one is per lane, or scalar, or a view access of the whole tile (which then moves the
+// strip's lanes, tile_view.cpp).
+bool stripableTileOp(const Operation &op) {
+  static const std::unordered_set<std::string> names = {"load_view_tko",
+                                                        "store_view_tko",
+                                                        "load_ptr_tko",
+                                                        "store_ptr_tko",
+                                                        "atomic_rmw_tko",
+                                                        "atomic_cas_tko",
+                                                        "make_tensor_view",
+                                                        "make_partition_view",
+                                                        "make_token",
+                                                        "join_tokens",
+                                                        "assume",
+                                                        "get_tile_block_id",
+                                                        "get_num_tile_blocks",
+                                                        "yield",
+                                                        "return",
+                                                        "continue",
+                                                        "break"};
+  std::string n = tileOpName(op);
+  if (names.count(n))
+    return true;
+  // reshape/broadcast of a one-element tile: a splat, kept as a broadcast scalar.
+  return (n == "reshape" || n == "broadcast") && op.operand(0)->type.numel() == 1;
+}
+
+// Tile IR: whether an access waits (through its token operand, join_tokens included) for
+// another access. Strips run the whole body once per strip, so such an order, which holds
+// between whole tiles, would only hold strip by strip.
+bool tokenOrdered(const Operation &func) {
+  std::function<bool(const Value *)> fromAccess = [&](const Value *t) {
+    const Operation *d = t->def;
+    if (!d || d->is("cuda_tile.make_token"))
+      return d == nullptr; // a block argument: a token carried by a loop
+    if (d->is("cuda_tile.join_tokens")) {
+      for (const Value *v : d->operands)
+        if (fromAccess(v))
+          return true;
+      return false;
+    }
+    return true;
+  };
+  std::function<bool(const Block &)> any = [&](const Block &b) {
+    for (const auto &op : b.ops()) {
+      if (!op->is("cuda_tile.join_tokens") && !op->is("cuda_tile.yield"))
+        for (const Value *v : op->operands)
+          if (v->type.isToken() && fromAccess(v))
+            return true;
+      for (size_t r = 0; r < op->numRegions(); ++r)
+        for (const auto &blk : op->region(r)->blocks)
+          if (any(*blk))
+            return true;
+    }
+    return false;
+  };
+  return any(*func.region(0)->front());
+}
+
+} // namespace
+
 int64_t Compiler::chooseStripLen(const Operation &func) const {
   constexpr int64_t kStripLen = 1024;
+  if (tileIR() && (check_ || tokenOrdered(func)))
+    return 0;
   int64_t N = 0;
   bool ok = true;
   auto tensorOk = [&](const Value *v) {
@@ -746,6 +820,12 @@ int64_t Compiler::chooseStripLen(const Operation &func) const {
       N = v->type.shape()[0];
     return v->type.shape()[0] == N;
   };
+  auto viewOk = [&](const Value *v) { // a rank-1 partition view of whole N-lane tiles
+    if (!v->type.isPartitionView())
+      return true;
+    const auto &tile = v->type.tileShape();
+    return tile.size() == 1 && N != 0 && tile[0] == N;
+  };
   std::function<void(const Block &, bool)> walk = [&](const Block &b, bool inLoop) {
     for (const auto &opPtr : b.ops()) {
       const Operation &op = *opPtr;
@@ -754,23 +834,33 @@ int64_t Compiler::chooseStripLen(const Operation &func) const {
         ok &= tensorOk(v);
       for (size_t i = 0; i < op.numResults(); ++i)
         ok &= tensorOk(op.result(i));
-      bool scalarPtrWrite = (n == "tt.store" || n == "tt.atomic_rmw" || n == "tt.atomic_cas") &&
+      for (const Value *v : op.operands)
+        ok &= viewOk(v);
+      bool scalarPtrWrite = (n == "tt.store" || n == "tt.atomic_rmw" || n == "tt.atomic_cas" ||
+                             n == "cuda_tile.store_ptr_tko" || n == "cuda_tile.atomic_rmw_tko" ||
+                             n == "cuda_tile.atomic_cas_tko") &&
                             !op.operand(0)->type.isTensor();
       if (scalarPtrWrite || n == "tt.print")
         ok = false;
       else if (op.numRegions()) {
-        if (n != "scf.for" && n != "scf.if" && n != "scf.while")
+        // Tensors may flow through an if (each strip takes the same branch); loops carry
+        // scalars only.
+        bool tileIf = n == "cuda_tile.if";
+        if (n != "scf.for" && n != "scf.if" && n != "scf.while" && !tileIf &&
+            n != "cuda_tile.for" && n != "cuda_tile.loop")
           ok = false;
         for (const Value *v : op.operands)
           ok &= !v->type.isTensor();
         for (size_t i = 0; i < op.numResults(); ++i)
-          ok &= !op.result(i)->type.isTensor();
+          ok &= tileIf || !op.result(i)->type.isTensor();
         for (size_t r = 0; r < op.numRegions(); ++r)
           for (const auto &blk : op.region(r)->blocks) {
             for (size_t i = 0; i < blk->numArgs(); ++i)
               ok &= !blk->arg(i)->type.isTensor();
             walk(*blk, true);
           }
+      } else if (tileIR()) {
+        ok &= isElementwiseOp(op) || stripableTileOp(op);
       } else if (!isElementwiseOp(op) && n != "tt.load" && n != "tt.store" && n != "tt.splat" &&
                  n != "tt.make_range" && n != "tt.atomic_rmw" && n != "tt.atomic_cas" &&
                  n != "tt.get_program_id" && n != "tt.get_num_programs" && n != "tt.assert" &&
@@ -794,6 +884,7 @@ void Compiler::prepare(const Operation &func) {
     throw ExecError("kernel " + pd_.kernelName + " is not a " + kind + " with one block");
   try {
     if (tileIR()) {
+      stripLen_ = chooseStripLen(func);
       analyzeTile(func);
     } else {
       stripLen_ = chooseStripLen(func);

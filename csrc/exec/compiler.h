@@ -9,7 +9,9 @@
 // shape ops, prints, tensors carried by loops, or stores through scalar pointers, which would
 // repeat) runs its body N / S times per program on S-lane strips, so its registers stay in L1
 // (S = kStripLen). tt.make_range then adds Frame::laneBase, and lane indices in error messages
-// count from the tile's first lane.
+// count from the tile's first lane. Tile IR kernels qualify the same way (view accesses of
+// whole N-lane tiles move the strip's lanes, tiles may flow through `if`s, no iota), unless an
+// access waits for another through its token: strips would order them strip by strip only.
 //
 // The Compiler runs in four steps over the kernel's tt.func:
 //  0. the stride analysis (affine.h): compact pointer tiles, lazy offsets, interval masks;
@@ -18,16 +20,17 @@
 //     dense splat constants, broadcasts of splats), which are constants (scalars, make_range);
 //  2. liveness over the pre-order walk of the function, where a use inside a loop keeps the
 //     value alive to the end of that loop; a loop-carried value recomputed in place (`acc =
-//     dot(a, b, acc)`, `ptrs += step`) shares its argument's register; registers are assigned
-//     first fit from a free list;
+//     dot(a, b, acc)`, `ptrs += step`) shares its argument's register; loads only read by
+//     elementwise kernels are forwarded (forward.cpp); registers are assigned first fit from a
+//     free list;
 //  3. emission: each op is handed to the emitters (elementwise.cpp, cast_ops.cpp, memory.cpp
 //     with compact_ptr.cpp, shape_ops.cpp, reduce.cpp, dot.cpp, control_flow.cpp,
 //     misc_ops.cpp) until one takes it.
 // Emitters only see this interface: operand references, result registers, scratch registers
 // and instruction creation. They never read values at prepare time except constants.
 //
-// Tile IR differences (tile_compiler.cpp): no stride analysis or strip mining (raised views
-// make accesses fast instead); splats are `reshape` + `broadcast` of a one-element tile, which
+// Tile IR differences (tile_compiler.cpp): no stride analysis (raised views make accesses fast
+// instead); splats are `reshape` + `broadcast` of a one-element tile, which
 // stay broadcast scalars; tokens have no storage (the checker gives them an 8-byte register
 // naming a token set, tile_check.cpp); a tensor_view is a register of int64 words [base,
 // shape..., strides...] and a partition_view shares its tensor_view's register; terminators
@@ -75,6 +78,9 @@ bool emitTileMisc(Compiler &c, const Operation &op);
 // True for ops whose every operand may be a broadcast scalar and whose result is computed
 // element by element (used by reduce/scan to run combine regions on whole vectors).
 bool isElementwiseOp(const Operation &op);
+// True for ops emitted as one of elementwise.h's unary/binary/ternary kernels, which read their
+// operands through Frame::in and so may read a forwarded load (forward.cpp).
+bool readsOperandsThroughRefs(const Compiler &c, const Operation &op);
 
 class Compiler {
 public:
@@ -113,6 +119,12 @@ public:
   bool intStrideAssumed(const Value *v) const { return affine_.assumed(v); }
   bool lazyInt(const Value *v) const { return affine_.lazy(v); }
   bool intervalMask(const Value *v) const { return affine_.interval(v); }
+  // A forwarded load (forward.cpp, Frame::fwdSlot): its kernel sets the pointer in front of v's
+  // register, and its readers get Ref::ind.
+  bool forwarded(const Value *v) const {
+    auto it = infos_.find(rootOf(v));
+    return it != infos_.end() && it->second.fwd;
+  }
   // Pointers not derived from a kernel argument (affine.h): their accesses go unchecked.
   bool foreignPointer(const Value *v) const { return affine_.foreignPtr.count(v) != 0; }
   // Tile IR: the ops that use v (any nesting depth).
@@ -152,6 +164,7 @@ private:
     DType dt = DType::I32;
     bool bcast = false; // the register holds one element standing for all numel
     bool assigned = false;
+    bool fwd = false; // a forwarded load's storage class (forward.cpp)
   };
   const ValueInfo &info(const Value *v) const;
 
@@ -167,6 +180,8 @@ private:
   void coalesceLoopCarried(const std::vector<const Operation *> &order,
                            const std::unordered_map<const Operation *, int64_t> &pos);
   void coalesceIfResults(const std::vector<const Operation *> &order);
+  void chooseForwarded(const std::vector<const Operation *> &order,
+                       const std::unordered_map<const Operation *, int64_t> &pos); // forward.cpp
   void emitOp(const Operation &op);
   void buildConstImage();
 

@@ -46,6 +46,7 @@ ParallelCopy makeCopies(Compiler &c, const std::vector<Value *> &srcs,
     if (!s.bcast && s.off == d)
       continue;
     CopyOp op{s, d, c.numel(dsts[i]), dtypeSize(c.dtype(dsts[i]))};
+    op.fwd = c.forwarded(dsts[i]);
     if (const CompactPtr *cp = c.compact(dsts[i])) {
       if (!c.compact(srcs[i]))
         throw ExecError("internal error in the CPU executor: compact copy of a full tile");

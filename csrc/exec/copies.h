@@ -7,7 +7,9 @@
 //  - a broadcast source (a splat) fills its destination;
 //  - a compact pointer tile (TTIR, compact_ptr.cpp) copies its row addresses, limits and
 //    exception lanes only;
-//  - values without storage (Tile IR tokens outside the checker) are not copied.
+//  - values without storage (Tile IR tokens outside the checker) are not copied;
+//  - a copy into a forwarded load's register (an if result, forward.cpp) points its
+//    Frame::fwdSlot at the register.
 #pragma once
 
 #include <cstring>
@@ -24,6 +26,7 @@ struct CopyOp {
   int64_t n;
   int es;
   int64_t rows = 0, rowLen = 0; // a compact pointer tile (compact_ptr.cpp), else 0
+  bool fwd = false;             // dst is a forwarded load's register
 };
 
 struct ParallelCopy {
@@ -87,16 +90,22 @@ inline void copyAny(Frame &F, const CopyOp &c, Ref src, uint32_t dst) {
     copyOne(F, src, dst, c.n, c.es);
 }
 
+inline void copyToDst(Frame &F, const CopyOp &c, Ref src) {
+  copyAny(F, c, src, c.dst);
+  if (c.fwd)
+    F.fwdSlot(c.dst) = F.R + c.dst;
+}
+
 inline void runCopies(const ParallelCopy &pc, Frame &F) {
   if (pc.temps.empty()) {
     for (const CopyOp &c : pc.copies)
-      copyAny(F, c, c.src, c.dst);
+      copyToDst(F, c, c.src);
     return;
   }
   for (size_t i = 0; i < pc.copies.size(); ++i)
     copyAny(F, pc.copies[i], pc.copies[i].src, pc.temps[i]);
   for (size_t i = 0; i < pc.copies.size(); ++i)
-    copyAny(F, pc.copies[i], Ref{pc.temps[i], false}, pc.copies[i].dst);
+    copyToDst(F, pc.copies[i], Ref{pc.temps[i], false});
 }
 
 } // namespace tt::exec

@@ -149,27 +149,51 @@ void emitOffsetAs(Compiler &c, const Operation &op, const Value *ptr, const Valu
   I.imm = __builtin_ctz(static_cast<unsigned>(pointeeBytes(ptr->type)));
 }
 
+// The kernel of `name` on operands of type dt (k of them; ba, bb, bc: broadcast), or null.
+KernelFn pickElementwise(const std::string &name, int64_t pred, DType dt, size_t k, bool ba,
+                         bool bb, bool bc) {
+  if (name == "arith.cmpi")
+    return ew::pickCmpI(pred, dt, ba, bb);
+  if (name == "arith.cmpf")
+    return ew::pickCmpF(pred, dt, ba, bb);
+  if (k == 2) {
+    KernelFn fn = ew::pickIntBinary(name, dt, ba, bb);
+    return fn ? fn : ew::pickFloatBinary(name, dt, ba, bb);
+  }
+  if (k == 1) {
+    KernelFn fn = ew::pickIntUnary(name, dt, ba);
+    return fn ? fn : ew::pickFloatUnary(name, dt, ba);
+  }
+  if (k == 3 && (name == "math.fma" || name == "tt.clampf"))
+    return ew::pickFloatTernary(name, dt, ba, bb, bc);
+  return nullptr;
+}
+
+bool readsOperandsThroughRefs(const Compiler &c, const Operation &op) {
+  if (op.numResults() != 1 || op.numOperands() == 0 || op.numOperands() > 3 ||
+      c.intervalMask(op.result(0)))
+    return false;
+  std::string name = op.name();
+  int64_t pred = op.intAttr("predicate", -1);
+  if (c.tileIR()) {
+    if (op.hasAttr("flush_to_zero")) // emitFlushed copies the operands first
+      return false;
+    TileKernel k = tileElementwiseKernel(op);
+    name = k.name;
+    pred = k.predicate;
+  }
+  DType dt = dtypeOf(op.operand(0)->type.element());
+  return pickElementwise(name, pred, dt, op.numOperands(), false, false, false) != nullptr;
+}
+
 bool emitElementwiseAs(Compiler &c, const Operation &op, const std::string &name, int64_t pred,
                        int64_t imm, const std::vector<Ref> *given) {
   const Value *res = op.result(0);
   const int64_t n = c.numel(res);
   const size_t k = op.numOperands();
   DType dt = k ? c.dtype(op.operand(0)) : DType::I32;
-  bool cmp = name == "arith.cmpi" || name == "arith.cmpf";
-  KernelFn probe = nullptr; // is there a kernel by that name at all?
-  if (cmp)
-    probe = name == "arith.cmpi" ? ew::pickCmpI(pred, dt, false, false)
-                                 : ew::pickCmpF(pred, dt, false, false);
-  else if (k == 2)
-    probe = ew::pickIntBinary(name, dt, false, false) ? ew::pickIntBinary(name, dt, false, false)
-                                                      : ew::pickFloatBinary(name, dt, false, false);
-  else if (k == 1)
-    probe = ew::pickIntUnary(name, dt, false) ? ew::pickIntUnary(name, dt, false)
-                                              : ew::pickFloatUnary(name, dt, false);
-  else if (k == 3 && (name == "math.fma" || name == "tt.clampf"))
-    probe = ew::pickFloatTernary(name, dt, false, false, false);
-  if (!probe) {
-    if (cmp)
+  if (!pickElementwise(name, pred, dt, k, false, false, false)) { // no kernel by that name
+    if (name == "arith.cmpi" || name == "arith.cmpf")
       c.fail(op, "unsupported predicate " + std::to_string(pred) + " on " + dtypeName(dt));
     if (k == 3 && (name == "math.fma" || name == "tt.clampf"))
       c.fail(op, std::string("unsupported element type ") + dtypeName(dt));
@@ -178,21 +202,8 @@ bool emitElementwiseAs(Compiler &c, const Operation &op, const std::string &name
   std::vector<Ref> refs;
   for (size_t i = 0; i < k; ++i)
     refs.push_back(given ? (*given)[i] : operand(c, op.operand(i), n));
-  KernelFn fn;
-  if (cmp) {
-    fn = name == "arith.cmpi" ? ew::pickCmpI(pred, dt, refs[0].bcast, refs[1].bcast)
-                              : ew::pickCmpF(pred, dt, refs[0].bcast, refs[1].bcast);
-  } else if (k == 2) {
-    fn = ew::pickIntBinary(name, dt, refs[0].bcast, refs[1].bcast);
-    if (!fn)
-      fn = ew::pickFloatBinary(name, dt, refs[0].bcast, refs[1].bcast);
-  } else if (k == 1) {
-    fn = ew::pickIntUnary(name, dt, refs[0].bcast);
-    if (!fn)
-      fn = ew::pickFloatUnary(name, dt, refs[0].bcast);
-  } else {
-    fn = ew::pickFloatTernary(name, dt, refs[0].bcast, refs[1].bcast, refs[2].bcast);
-  }
+  KernelFn fn = pickElementwise(name, pred, dt, k, refs[0].bcast, k > 1 && refs[1].bcast,
+                                k > 2 && refs[2].bcast);
   Inst &I = c.emit(fn, op);
   I.out = c.out(res);
   for (size_t i = 0; i < k; ++i)

@@ -13,7 +13,8 @@
 //  - exp/exp2 on f32 use a vectorizable polynomial (about 1 ulp); the other math functions call
 //    the C library per element.
 // Loops are templates over the storage format and over which operands are broadcast scalars,
-// written so the compiler vectorizes them (-march=x86-64-v3).
+// written so the compiler vectorizes them (-march=x86-64-v3). Operands are read through
+// Frame::in, so a forwarded load's operand is read straight from memory (program.h).
 #pragma once
 
 #include <cmath>
@@ -101,7 +102,7 @@ inline void unaryArray(const C *__restrict in, C *__restrict out, int64_t n) {
 template <class Fmt, class Op, bool BA> void unaryK(const Inst &I, Frame &F) {
   using S = typename Fmt::S;
   using C = typename Fmt::C;
-  const S *__restrict a = F.at<S>(I.in[0].off);
+  const S *__restrict a = F.in<S>(I.in[0]);
   S *__restrict o = F.at<S>(I.out);
   const int64_t n = I.n;
   if constexpr (Fmt::kDirect) {
@@ -131,8 +132,8 @@ template <class Fmt, class Op, bool BA, bool BB> void binaryK(const Inst &I, Fra
   using S = typename Fmt::S;
   using C = typename Fmt::C;
   using O = std::conditional_t<Op::kBool, uint8_t, S>;
-  const S *__restrict a = F.at<S>(I.in[0].off);
-  const S *__restrict b = F.at<S>(I.in[1].off);
+  const S *__restrict a = F.in<S>(I.in[0]);
+  const S *__restrict b = F.in<S>(I.in[1]);
   O *__restrict o = F.at<O>(I.out);
   const int64_t n = I.n;
   if constexpr (Fmt::kDirect) {
@@ -171,9 +172,9 @@ template <class Fmt, class Op, bool BA, bool BB> void binaryK(const Inst &I, Fra
 template <class Fmt, class Op, bool BA, bool BB, bool BC> void ternaryK(const Inst &I, Frame &F) {
   using S = typename Fmt::S;
   using C = typename Fmt::C;
-  const S *__restrict a = F.at<S>(I.in[0].off);
-  const S *__restrict b = F.at<S>(I.in[1].off);
-  const S *__restrict c = F.at<S>(I.in[2].off);
+  const S *__restrict a = F.in<S>(I.in[0]);
+  const S *__restrict b = F.in<S>(I.in[1]);
+  const S *__restrict c = F.in<S>(I.in[2]);
   S *__restrict o = F.at<S>(I.out);
   const int64_t n = I.n;
   const int64_t mode = I.imm;

@@ -8,8 +8,9 @@
 //  - arguments: a pointer argument's array extent becomes one of the launch's bounds ranges;
 //    integers are truncated to the argument's width; floats are converted to its type;
 //  - the first error of any program cancels the programs not yet started and is rethrown;
-//  - Tile IR programs run their body with runTileList (early exits) and, with the checker,
-//    start each program with an empty access history (tile_check.h).
+//  - Tile IR programs run their body (each strip of it, when strip-mined) with runTileList
+//    (early exits) and, with the checker, start each program with an empty access history
+//    (tile_check.h).
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -179,10 +180,15 @@ void runProgram(const ProgramData &pd, std::array<int64_t, 3> grid,
       F.pid[1] = static_cast<int32_t>((id / g0) % grid[1]);
       F.pid[2] = static_cast<int32_t>(id / g01);
       if (pd.tile) {
-        F.exit = kNoExit;
         if (pd.check)
           F.check = beginCheckedProgram();
-        runTileList(pd.body, F);
+        // Every strip takes the same scalar control flow, so an early `return` ends each strip
+        // at the same point.
+        for (int64_t strip = 0; strip < pd.strips; ++strip) {
+          F.laneBase = strip * pd.stripLen;
+          F.exit = kNoExit;
+          runTileList(pd.body, F);
+        }
         continue;
       }
       for (int64_t strip = 0; strip < pd.strips; ++strip) {

@@ -83,10 +83,13 @@ struct ArgValue {
   }
 };
 
-// An operand: a register's arena offset; `bcast` means one element stands for all of them.
+// An operand: a register's arena offset; `bcast` means one element stands for all of them;
+// `ind` means the register is a forwarded load's (see Frame::fwdSlot): the elements are where
+// the pointer in front of it says.
 struct Ref {
   uint32_t off = 0;
   bool bcast = false;
+  bool ind = false;
 };
 
 struct Inst;
@@ -138,6 +141,19 @@ struct Frame {
   void *check = nullptr; // Tile IR checker state of this program (tile_check.cpp)
 
   template <class T> T *at(uint32_t off) const { return reinterpret_cast<T *>(R + off); }
+  // Forwarded loads (compiler.cpp): a load whose tile is only read by elementwise kernels gets
+  // kFwdHeader bytes in front of its register; the last 8 hold where its elements are. On its
+  // fast path (the whole tile contiguous, in bounds and active) the load points them at the
+  // memory and copies nothing; otherwise it fills the register and points them at it. Every
+  // writer of the register (the load, an if's result copy) sets the pointer.
+  static constexpr uint32_t kFwdHeader = 64;
+  const char *&fwdSlot(uint32_t off) const {
+    return *reinterpret_cast<const char **>(R + off - sizeof(char *));
+  }
+  // The elements an operand refers to.
+  template <class T> const T *in(const Ref &r) const {
+    return r.ind ? reinterpret_cast<const T *>(fwdSlot(r.off)) : at<T>(r.off);
+  }
 };
 
 inline void runList(const InstList &list, Frame &f) {

@@ -6,6 +6,7 @@ list(APPEND TT_CORE_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/control_flow.cpp
   ${CMAKE_CURRENT_LIST_DIR}/dot.cpp
   ${CMAKE_CURRENT_LIST_DIR}/elementwise.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/forward.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ew_cmp.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ew_float.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ew_int.cpp

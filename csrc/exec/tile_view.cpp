@@ -79,12 +79,30 @@ void checkBox(const Inst &I, const Frame &F, const ViewAux &a, const ViewBox &b,
 
 // ---- load_view_tko ----
 
+// True when the lanes of a full box are one contiguous block in tile order.
+inline bool contiguous(const ViewAux &a, const ViewBox &b) {
+  int64_t step = a.es;
+  for (int i = a.rank - 1; i >= 0; --i) {
+    if (b.hi[i] > 1 && b.step[i] != step)
+      return false;
+    step *= a.tile[i];
+  }
+  return true;
+}
+
 template <int ES> void viewLoadK(const Inst &I, Frame &F) {
   using T = typename Elem<ES>::T;
   const ViewAux &a = *static_cast<const ViewAux *>(I.aux);
   const ViewBox b = viewBox(a, F);
   checkBox(I, F, a, b, Access::Load);
   T *__restrict o = F.at<T>(I.out);
+  if (a.forward) { // Frame::fwdSlot: the memory itself when the box is one contiguous block
+    const bool inMemory = b.full && contiguous(a, b);
+    F.fwdSlot(I.out) =
+        inMemory ? reinterpret_cast<const char *>(b.base) : reinterpret_cast<const char *>(o);
+    if (inMemory)
+      return;
+  }
   if (!b.full) {
     const T pad = loadAs<T>(a.pad.data());
     for (int64_t i = 0; i < a.numel; ++i)
@@ -250,6 +268,7 @@ ViewAux *makeViewAux(Compiler &c, const Operation &op, const Value *view,
   a->es = dtypeSize(dt);
   a->isBool = dt == DType::I1;
   a->numel = c.numel(tileValue);
+  a->strip = c.stripLen() != 0; // rank 1, tile = the whole N lanes (chooseStripLen)
   paddingBytes(pv.padding(), dt, a->pad, a->padZero);
   const Operation *make = view->def ? view->def->operand(0)->def : nullptr;
   if (make && make->is("cuda_tile.make_tensor_view") && fusedAccess(c, *make) == &op) {
@@ -285,6 +304,7 @@ ViewAux *makeViewAux(Compiler &c, const Operation &op, const Value *view,
 }
 
 void emitViewLoad(Compiler &c, const Operation &op, ViewAux *a, const Value *res) {
+  a->forward = c.forwarded(res);
   Inst &I = c.emit(pickBySize(a->es, viewLoadK<1>, viewLoadK<2>, viewLoadK<4>, viewLoadK<8>), op);
   I.aux = a;
   I.out = c.out(res);

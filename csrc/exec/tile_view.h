@@ -22,15 +22,19 @@ constexpr int kMaxViewRank = 8;
 // Everything an access needs, in one block of memory (it is read on every access).
 struct ViewAux : Aux {
   int rank = 1;
-  int es = 4;          // element bytes
-  bool isBool = false; // i1: loads canonicalize nonzero bytes to 1
+  int es = 4;           // element bytes
+  bool isBool = false;  // i1: loads canonicalize nonzero bytes to 1
+  bool forward = false; // a forwarded load (Frame::fwdSlot)
   bool padZero = true;
   std::array<char, 8> pad{}; // the padding element
   uint32_t view = 0;         // the tensor_view register
   int64_t numel = 1;
   int64_t tile[kMaxViewRank] = {}; // tile shape, per tile dimension
-  int dimMap[kMaxViewRank] = {};   // tile dimension -> tensor dimension
-  Ref idx[kMaxViewRank];           // tile indices (read unsigned) ...
+  // A strip-mined program (compiler.h; rank 1): a run moves the `numel` lanes of the tile from
+  // Frame::laneBase on.
+  bool strip = false;
+  int dimMap[kMaxViewRank] = {}; // tile dimension -> tensor dimension
+  Ref idx[kMaxViewRank];         // tile indices (read unsigned) ...
   DType idxType[kMaxViewRank] = {};
   bool idxConst[kMaxViewRank] = {}; // ... or constants known at prepare time
   uint64_t idxValue[kMaxViewRank] = {};
@@ -79,15 +83,17 @@ inline ViewBox viewBox(const ViewAux &a, const Frame &F) {
         a.idxConst[i] ? a.idxValue[i]
                       : static_cast<uint64_t>(readIntSext(F.R + a.idx[i].off, a.idxType[i], true));
     const int64_t shape = v[1 + d], stride = v[1 + r + d];
-    const unsigned __int128 start = static_cast<unsigned __int128>(k) * a.tile[i];
+    const unsigned __int128 start = static_cast<unsigned __int128>(k) * a.tile[i] +
+                                    static_cast<uint64_t>(a.strip ? F.laneBase : 0);
+    const int64_t lanes = a.strip ? a.numel : a.tile[i];
     int64_t hi = 0;
     if (shape > 0 && start < static_cast<unsigned __int128>(shape))
       hi = shape - static_cast<int64_t>(start);
     else
       b.empty = true;
-    hi = hi < a.tile[i] ? hi : a.tile[i];
+    hi = hi < lanes ? hi : lanes;
     b.hi[i] = hi;
-    b.full &= hi == a.tile[i];
+    b.full &= hi == lanes;
     b.step[i] = stride * a.es;
     if (b.empty)
       continue;
