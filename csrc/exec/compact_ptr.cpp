@@ -407,7 +407,7 @@ template <int ES> void compactStoreK(const Inst &I, Frame &F) {
       if (limits[0] >= hi && S == ES && !vb) {
         if (bytes >= kStreamRowBytes && streamingTarget(I, *F.launch, starts[0])) {
           streamBytes(dst + lo * ES, v + lo, bytes);
-          fenceStreams();
+          streamed(F);
         } else {
           copyBytes(dst + lo * ES, v + lo, bytes);
         }
@@ -457,7 +457,7 @@ template <int ES> void compactStoreK(const Inst &I, Frame &F) {
         storeAs<T>(j < lim ? dst + j * S : reinterpret_cast<char *>(exr[j]), vr[vb ? 0 : j]);
   }
   if (stream)
-    fenceStreams();
+    streamed(F);
 }
 
 } // namespace

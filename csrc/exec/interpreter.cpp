@@ -8,6 +8,7 @@
 //  - arguments: a pointer argument's array extent becomes one of the launch's bounds ranges;
 //    integers are truncated to the argument's width; floats are converted to its type;
 //  - the first error of any program cancels the programs not yet started and is rethrown;
+//  - a thread fences its programs' non-temporal stores once, when its share of the grid ends;
 //  - Tile IR programs run their body (each strip of it, when strip-mined) with runTileList
 //    (early exits) and, with the checker, start each program with an empty access history
 //    (tile_check.h).
@@ -18,6 +19,7 @@
 
 #include "exec/casts.h"
 #include "exec/compiler.h"
+#include "exec/memory_common.h"
 #include "exec/thread_pool.h"
 #include "exec/tile_check.h"
 #include "exec/tile_sink.h"
@@ -175,6 +177,12 @@ void runProgram(const ProgramData &pd, std::array<int64_t, 3> grid,
     Frame F;
     F.R = ar.data;
     F.launch = &L;
+    // The programs' non-temporal stores are fenced before this thread reports its share done,
+    // also when a program throws (memory_common.h).
+    struct Settle {
+      Frame &F;
+      ~Settle() { mem::settleStreams(F); }
+    } settle{F};
     for (int64_t id = begin; id < end; ++id) {
       F.pid[0] = static_cast<int32_t>(id % g0);
       F.pid[1] = static_cast<int32_t>((id / g0) % grid[1]);

@@ -313,6 +313,7 @@ template <int ES> void atomicRmwK(const Inst &I, Frame &F) {
   T *o = F.at<T>(I.out);
   const int64_t n = I.n;
   checkLanes(I, F, Access::Atomic, p, pb, m, mb, n, ES);
+  settleStreams(F);
   for (int64_t i = 0; i < n; ++i) {
     if (m && !m[mb ? 0 : i]) {
       o[i] = 0;
@@ -343,6 +344,7 @@ template <int ES> void atomicCasK(const Inst &I, Frame &F) {
   T *o = F.at<T>(I.out);
   const int64_t n = I.n;
   checkLanes(I, F, Access::Atomic, p, pb, m, mb, n, ES);
+  settleStreams(F);
   bool failed = false;
   for (int64_t i = 0; i < n; ++i) {
     if (m && !m[mb ? 0 : i]) { // masked off: memory untouched, the comparand comes back
@@ -366,7 +368,10 @@ template <int ES> void atomicCasK(const Inst &I, Frame &F) {
   }
 }
 
-void fenceK(const Inst &I, Frame &) { __atomic_thread_fence(static_cast<int>(I.imm)); }
+void fenceK(const Inst &I, Frame &F) {
+  settleStreams(F);
+  __atomic_thread_fence(static_cast<int>(I.imm));
+}
 
 } // namespace
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <type_traits>
 
+#include "exec/copy.h"
 #include "exec/errors.h"
 #include "exec/program.h"
 
@@ -99,6 +100,18 @@ inline KernelFn pickBySize(int es, KernelFn k1, KernelFn k2, KernelFn k4, Kernel
 // traffic.
 constexpr uint64_t kStreamArrayBytes = uint64_t(16) << 20;
 constexpr uint64_t kStreamRowBytes = 1024;
+
+// Non-temporal stores are weakly ordered, so they need a fence before another thread may look
+// (the end of the thread's share of the launch, interpreter.cpp) or before an atomic or fence
+// of the same program (a flag that publishes them). One fence there instead of one per store:
+// a fence waits for the stores to drain, a few hundred ns per strip of a streaming kernel.
+inline void streamed(Frame &F) { F.streamsPending = true; }
+inline void settleStreams(Frame &F) {
+  if (F.streamsPending) {
+    fenceStreams();
+    F.streamsPending = false;
+  }
+}
 
 inline bool streamingTarget(const Inst &I, const LaunchState &L, uint64_t addr) {
   if (!I.checked)

@@ -137,6 +137,9 @@ struct Frame {
   const LaunchState *launch = nullptr;
   int64_t laneBase = 0; // strip-mined programs: the first lane of the strip being run
   int casFailures = 0;
+  // Non-temporal stores (memory_common.h) issued and not yet fenced: the fence waits for the
+  // end of the thread's run of programs or the program's next atomic or fence.
+  bool streamsPending = false;
   int exit = 0;          // Tile IR: a region is being left early (ExitKind)
   void *check = nullptr; // Tile IR checker state of this program (tile_check.cpp)
 

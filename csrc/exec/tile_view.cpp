@@ -133,7 +133,7 @@ template <int ES> void viewStoreK(const Inst &I, Frame &F) {
   const T *v = F.at<T>(I.in[0].off);
   const bool vb = I.in[0].bcast;
   const int64_t inner = b.step[a.rank - 1];
-  bool streamed = false;
+  bool wroteStreams = false;
   forEachRow(a, b, [&](uint64_t addr, int64_t lane, int64_t len) {
     char *dst = reinterpret_cast<char *>(addr);
     const size_t bytes = static_cast<size_t>(len) * ES;
@@ -143,7 +143,7 @@ template <int ES> void viewStoreK(const Inst &I, Frame &F) {
     } else if (inner == ES) {
       if (bytes >= kStreamRowBytes && streamingTarget(I, *F.launch, addr)) {
         streamBytes(dst, v + lane, bytes);
-        streamed = true;
+        wroteStreams = true;
       } else {
         copyBytes(dst, v + lane, bytes);
       }
@@ -152,8 +152,8 @@ template <int ES> void viewStoreK(const Inst &I, Frame &F) {
         storeAs<T>(dst + j * inner, v[lane + j]);
     }
   });
-  if (streamed)
-    fenceStreams();
+  if (wroteStreams)
+    streamed(F);
 }
 
 void paddingBytes(Padding p, DType dt, std::array<char, 8> &out, bool &zero) {
