@@ -803,11 +803,55 @@ bool tokenOrdered(const Operation &func) {
   return any(*func.region(0)->front());
 }
 
+// TTIR: the kernel argument a pointer is computed from (through addptr, splat and the shape
+// ops), or null when it cannot tell (a loop-carried or loaded pointer).
+const Value *pointerArg(const Value *p, const Block *entry) {
+  while (p->def) {
+    const Operation &d = *p->def;
+    if (!d.is("tt.addptr") && !d.is("tt.splat") && !d.is("tt.broadcast") &&
+        !d.is("tt.expand_dims") && !d.is("tt.reshape") && !d.is("tt.bitcast"))
+      return nullptr;
+    p = d.operand(0);
+  }
+  return p->ownerBlock == entry ? p : nullptr;
+}
+
+// TTIR: whether a write and another access of one program may touch the same memory through
+// different lanes. Strips run them strip by strip, so lanes of a later strip would see (or
+// miss) a write that the whole tile orders differently. Accesses through one pointer value
+// touch a lane's own address only; accesses based on different arguments are taken not to
+// overlap (arrays passed twice with a shift are a known limit; the Tile path orders them with
+// tokens); two pointer values from one argument may.
+bool lanesMayOverlap(const Operation &func) {
+  std::vector<std::pair<const Value *, bool>> accesses; // (pointer, writes)
+  std::function<void(const Block &)> collect = [&](const Block &b) {
+    for (const auto &op : b.ops()) {
+      if (op->is("tt.load") || op->is("tt.store") || op->is("tt.atomic_rmw") ||
+          op->is("tt.atomic_cas"))
+        accesses.push_back({op->operand(0), !op->is("tt.load")});
+      for (size_t r = 0; r < op->numRegions(); ++r)
+        for (const auto &blk : op->region(r)->blocks)
+          collect(*blk);
+    }
+  };
+  collect(*func.region(0)->front());
+  for (const auto &w : accesses)
+    for (const auto &o : accesses) {
+      if (!w.second || w.first == o.first)
+        continue;
+      const Block *entry = func.region(0)->front();
+      const Value *a = pointerArg(w.first, entry), *b = pointerArg(o.first, entry);
+      if (!a || !b || a == b)
+        return true;
+    }
+  return false;
+}
+
 } // namespace
 
 int64_t Compiler::chooseStripLen(const Operation &func) const {
   constexpr int64_t kStripLen = 1024;
-  if (tileIR() && (check_ || tokenOrdered(func)))
+  if (tileIR() ? check_ || tokenOrdered(func) : lanesMayOverlap(func))
     return 0;
   int64_t N = 0;
   bool ok = true;

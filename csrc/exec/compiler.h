@@ -9,7 +9,9 @@
 // shape ops, prints, tensors carried by loops, or stores through scalar pointers, which would
 // repeat) runs its body N / S times per program on S-lane strips, so its registers stay in L1
 // (S = kStripLen). tt.make_range then adds Frame::laneBase, and lane indices in error messages
-// count from the tile's first lane. Tile IR kernels qualify the same way (view accesses of
+// count from the tile's first lane. Not when a store and another access of the program may
+// meet through different lanes (the strips would reorder them): on TTIR, accesses through two
+// pointer values derived from one argument; Tile IR kernels qualify the same way (view accesses of
 // whole N-lane tiles move the strip's lanes, tiles may flow through `if`s, no iota), unless an
 // access waits for another through its token: strips would order them strip by strip only.
 //
