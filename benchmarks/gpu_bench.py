@@ -202,18 +202,23 @@ POINTER_VARIANT = {"env": {"TRITON_TILE_RAISE_VIEWS": "0"}}
 # And views made per access (TRITON_TILE_INDEX_VIEWS=0: a new view at each box's corner, behind
 # a branch, the form before index-views): what indexing one view per tensor buys.
 PER_ACCESS = {"env": {"TRITON_TILE_INDEX_VIEWS": "0"}}
+# Knobs measured for the record, each a column of the table: views without TMA
+# (allow_tma=false), and the launch's num_warps as Tile IR's num_worker_warps_per_cta.
+NO_TMA = {"env": {"TRITON_TILE_ALLOW_TMA": "0"}}
+WORKER_WARPS = {"env": {"TRITON_TILE_WORKER_WARPS": "1"}}
+COLUMNS = {"per-access views": PER_ACCESS, "no TMA": NO_TMA, "worker warps": WORKER_WARPS,
+           "pointers": POINTER_VARIANT}
 
 
 def tile_variants(case: Case) -> List[dict]:
     occ = [{"occupancy": o} for o in TILE_OCCUPANCY.get(case.name, [])]
-    return [{}] + occ + [PER_ACCESS, POINTER_VARIANT]
+    return [{}] + occ + list(COLUMNS.values())
 
 
 def _config_name(extra: dict) -> str:
-    if extra.get("env") == POINTER_VARIANT["env"]:
-        return "pointers"
-    if extra.get("env") == PER_ACCESS["env"]:
-        return "per-access views"
+    for name, v in COLUMNS.items():
+        if extra.get("env") == v["env"]:
+            return name
     return ",".join(f"{k}={v}" for k, v in extra.items() if k != "env") or "default"
 
 
@@ -289,10 +294,10 @@ def run_case(case: Case) -> dict:
         r["config"] = _config_name(extra)
         tiles.append(r)
     tile = tiles[0]
-    views = [t for t in tiles if t["config"] not in ("pointers", "per-access views")]
+    # best: over what a user sets (occupancy, worker warps), not the comparison-only knobs
+    views = [t for t in tiles if t["config"] not in ("pointers", "per-access views", "no TMA")]
     best = min((t for t in views if t["ok"]), key=lambda t: t["ms"], default=tile)
-    pointers = next(t for t in tiles if t["config"] == "pointers")
-    per_access = next(t for t in tiles if t["config"] == "per-access views")
+    columns = {name: next(t for t in tiles if t["config"] == name) for name in COLUMNS}
     twin = ptx_gpu.twin_of(case.kernel)
     stock_args = [ptx_gpu._arg_to_stock(a) for a in case.args]  # host descriptors: Triton's
     try:
@@ -301,8 +306,7 @@ def run_case(case: Case) -> dict:
         print(f"  {case.name} {case.label}: stock Triton: {type(e).__name__}: {e}",
               file=sys.stderr, flush=True)
         stock = None
-    return {"tile": tile, "best": best, "pointers": pointers, "per_access": per_access,
-            "stock": stock,
+    return {"tile": tile, "best": best, "columns": columns, "stock": stock,
             "path": tile["kernel"].metadata.path}
 
 
@@ -335,15 +339,14 @@ def main(args) -> int:
     print(f"triton_tile GPU benchmarks on {props.name} (sm_{props.major}{props.minor}), "
           f"stock Triton {triton.__version__}, torch {torch.__version__}", flush=True)
     header = ["kernel", "size", "path", "ok", "tile ms", "tile", "triton ms", "triton",
-              "ratio", "best tile (config)", "best ratio", "per-access views", "tile w/o views",
-              "err tile/triton"]
+              "ratio", "best tile (config)", "best ratio", *COLUMNS, "err tile/triton"]
     rows, failures = [], []
     for make in cases(t, args.quick, args.only):
         c = make()
         try:
             r = run_case(c)
         except Exception as e:  # one broken case must not hide the others' numbers
-            rows.append([c.name, c.label, "ERROR", "NO"] + ["-"] * 9 +
+            rows.append([c.name, c.label, "ERROR", "NO"] + ["-"] * (len(header) - 5) +
                         [f"{type(e).__name__}: {str(e).splitlines()[0][:80]}"])
             failures.append(c.name)
             print(f"  {c.name} {c.label}: {type(e).__name__}: {e}", file=sys.stderr, flush=True)
@@ -356,7 +359,7 @@ def main(args) -> int:
                      f"{stock['value']:.1f} {c.unit}", f"{stock['ms'] / tile['ms']:.2f}x",
                      f"{r['best']['value']:.1f} ({r['best']['config']})",
                      f"{stock['ms'] / r['best']['ms']:.2f}x",
-                     _value(r["per_access"]), _value(r["pointers"]),
+                     *(_value(r["columns"][name]) for name in COLUMNS),
                      f"{tile['err']:.1e}/{stock['err']:.1e}"])
         if not ok:
             failures.append(c.name)
@@ -370,9 +373,12 @@ def main(args) -> int:
         print("  ".join(c.ljust(w) for c, w in zip(r, widths)))
     print("ratio = stock Triton ms / Tile ms (same kernel source, grid and meta; "
           "do_bench medians); path = what the Tile run took (ptx: it fell back); best = the "
-          "fastest correct Tile run over the occupancy hints in TILE_OCCUPANCY; per-access views = "
-          "TRITON_TILE_INDEX_VIEWS=0 (a view per access, the form before index-views); w/o views "
-          "= TRITON_TILE_RAISE_VIEWS=0 (pointer gathers, as NVIDIA's backend)")
+          "fastest correct Tile run over the occupancy hints in TILE_OCCUPANCY and worker warps; "
+          "per-access views = TRITON_TILE_INDEX_VIEWS=0 (a view per access, the form before "
+          "index-views); no TMA = TRITON_TILE_ALLOW_TMA=0; worker warps = "
+          "TRITON_TILE_WORKER_WARPS=1 (num_warps as num_worker_warps_per_cta); pointers = "
+          "TRITON_TILE_RAISE_VIEWS=0 (pointer gathers, as NVIDIA's backend); columns in "
+          "GB/s or TFLOP/s")
     if failures:
         print("wrong or failed: " + ", ".join(failures))
     return 1 if (args.check and failures) else 0

@@ -150,6 +150,12 @@ class Knobs(types.ModuleType):
     index_views = _Env("TRITON_TILE_INDEX_VIEWS", _parse_bool, True,
                        "accesses in loops index one view made once per tensor (0: a view per "
                        "access; for comparisons)", changes_code=True)
+    allow_tma = _Env("TRITON_TILE_ALLOW_TMA", _parse_bool, True,
+                     "0: view accesses carry allow_tma=false (tileiras uses no TMA; for "
+                     "comparisons)", changes_code=True)
+    worker_warps = _Env("TRITON_TILE_WORKER_WARPS", _parse_bool, False,
+                        "1: pass num_warps (4 or 8) as Tile IR's num_worker_warps_per_cta hint",
+                        changes_code=True)
     view_guards = _Env("TRITON_TILE_VIEW_GUARDS", _parse_bool, True,
                        "0 (measurements only, unsafe): no branch around view accesses that "
                        "may be empty, out of range or wrap", changes_code=True)

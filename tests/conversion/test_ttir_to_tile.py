@@ -526,3 +526,40 @@ def test_row_loop_indexes_a_two_dimensional_view_of_the_rows():
                      out)
     assert "partition_view<tile=(1x64)" in out
     assert re.search(r"load_view_tko weak %\d+\[%\d+, %c0_i32\]", out)
+
+
+def test_transposed_tile_is_loaded_through_dim_map_from_a_view_in_memory_order():
+    # x[n, d] row-major (stride %arg2, 1), loaded as the tile x^T[d, n] (K^T in attention)
+    body = """
+    %d = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
+    %n = tt.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32>
+    %d2 = tt.expand_dims %d {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
+    %n2 = tt.expand_dims %n {axis = 0 : i32} : tensor<32xi32> -> tensor<1x32xi32>
+    %s = tt.splat %arg2 : i32 -> tensor<1x32xi32>
+    %ns = arith.muli %n2, %s : tensor<1x32xi32>
+    %db = tt.broadcast %d2 : tensor<64x1xi32> -> tensor<64x32xi32>
+    %nb = tt.broadcast %ns : tensor<1x32xi32> -> tensor<64x32xi32>
+    %off = arith.addi %db, %nb : tensor<64x32xi32>
+    %p0 = tt.splat %arg0 : !tt.ptr<f32> -> tensor<64x32x!tt.ptr<f32>>
+    %p = tt.addptr %p0, %off : tensor<64x32x!tt.ptr<f32>>, tensor<64x32xi32>
+    %x = tt.load %p : tensor<64x32x!tt.ptr<f32>>
+    %q0 = tt.splat %arg1 : !tt.ptr<f32> -> tensor<64x32x!tt.ptr<f32>>
+    %q = tt.addptr %q0, %off : tensor<64x32x!tt.ptr<f32>>, tensor<64x32xi32>
+    tt.store %q, %x : tensor<64x32x!tt.ptr<f32>>"""
+    r, out = convert(kernel(body), "k")
+    # the unit-stride dimension is the view's last: [n, d] with strides [?, 1]
+    assert re.search(r"tensor_view<32x64xf32, strides=\[\?,1\]>", out)
+    assert "partition_view<tile=(64x32), tensor_view<32x64xf32, strides=[?,1]>, dim_map=[1, 0]" \
+        in out
+
+
+def test_descriptor_strides_are_assumed_sixteen_byte_multiples():
+    m = C.parse_ttir(BOXES, "boxes.ttir")
+    C.run_passes(m, ["expand-block-pointer-loops", "canonicalize", "cse", "dce"])
+    out = C.print_tile(C.convert_to_tile(m, "k", C.TileOptions()).module)
+    # the descriptor's (f32) view: its dynamic row stride is a multiple of 4 elements; the
+    # block pointer's is not assumed anything (Triton does not require it there)
+    assert len(re.findall(r"assume div_by<4>, %\d+ : tile<i64>", out)) >= 1
+    views = re.findall(r"make_tensor_view %\d+, .* strides = \[(%\d+), 1\]", out)
+    assumed = set(re.findall(r"(%\d+) = assume div_by<4>", out))
+    assert any(v in assumed for v in views) and not all(v in assumed for v in views)

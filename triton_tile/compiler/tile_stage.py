@@ -50,6 +50,9 @@ def tile_options(options, alias_classes=(), arch=None, ttir_text: str = ""):
     o.arch = arch or knobs.target or "sm_90"
     o.raise_views = knobs.raise_views
     o.index_views = knobs.index_views
+    o.allow_tma = knobs.allow_tma
+    # Tile IR accepts 4 or 8 worker warps (NVIDIA's 13.4 backend forwards num_warps so).
+    o.worker_warps = (8 if options.num_warps >= 8 else 4) if knobs.worker_warps else 0
     o.guard_views = knobs.view_guards
     o.alias_classes = [list(c) for c in alias_classes]
     return o

@@ -158,23 +158,32 @@ private:
       inner.emplace_back("num_cta_in_cga", i32Attr(opts_.numCtas));
     if (opts_.occupancy > 0)
       inner.emplace_back("occupancy", i32Attr(opts_.occupancy));
+    if (opts_.workerWarps > 0)
+      inner.emplace_back("num_worker_warps_per_cta", i32Attr(opts_.workerWarps));
     if (inner.empty())
       return Attribute();
     return Attribute::dict({{kHintKey, Attribute::dict(inner)}});
   }
 
-  Attrs memoryAttrs(std::vector<int64_t> segments, int ordering = tile::kWeak, int scope = -1) {
+  Attrs memoryAttrs(std::vector<int64_t> segments, int ordering = tile::kWeak, int scope = -1,
+                    bool view = false) {
     Attrs a = {{"memory_ordering_semantics", i32Attr(ordering)},
                {"operandSegmentSizes", Attribute::i32Array(std::move(segments))}};
     if (scope >= 0)
       a.emplace_back("memory_scope", i32Attr(scope));
-    // The latency hint exists on loads and stores only (Tile IR's atomics take no hints).
+    // The latency hint exists on loads and stores only (Tile IR's atomics take no hints);
+    // allow_tma on view accesses only.
+    std::vector<std::pair<std::string, Attribute>> hints;
     if (opts_.numStages > 0 && scope < 0)
-      a.emplace_back("optimization_hints",
-                     Attribute::dict(
-                         {{kHintKey, Attribute::dict(
-                                         {{"latency", i32Attr(std::min(opts_.numStages, 10))}})}}));
+      hints.emplace_back("latency", i32Attr(std::min(opts_.numStages, 10)));
+    if (view && !opts_.allowTma)
+      hints.emplace_back("allow_tma", Attribute::boolean(false));
+    if (!hints.empty())
+      a.emplace_back("optimization_hints", Attribute::dict({{kHintKey, Attribute::dict(hints)}}));
     return a;
+  }
+  Attrs viewAttrs(std::vector<int64_t> segments) {
+    return memoryAttrs(std::move(segments), tile::kWeak, -1, true);
   }
 
   void bind(const Operation &op, const std::vector<Value *> &vals) {
@@ -408,18 +417,17 @@ private:
   // condition when an extent is dynamic (Tile IR requires index 0 to be inside the view).
   Value *makeView(const ViewPlan &plan, Type elem, Padding padding, Value *&guard) {
     Value *base = make1("offset", {get(plan.base), emit(plan.offset)}, plan.base->type);
-    std::vector<int64_t> shape, strides;
-    std::vector<Value *> dynShape, dynStrides;
+    std::vector<ViewDim> dims(plan.tile.size());
     guard = nullptr;
     for (size_t d = 0; d < plan.tile.size(); ++d) {
       bool known;
       int64_t c;
       if (!plan.extents[d]) {
-        shape.push_back(plan.tile[d]);
+        dims[d].extent = plan.tile[d];
       } else if ((c = constantOf(plan.extents[d], known)), known) {
         // An empty box (an always-false mask) is never accessed; Tile IR still wants a
         // positive static extent in the view's type.
-        shape.push_back(std::max<int64_t>(c, 1));
+        dims[d].extent = std::max<int64_t>(c, 1);
         if (c <= 0)
           guard = constInt(0, i1());
       } else {
@@ -429,33 +437,58 @@ private:
             "cmpi", {ext, zero}, i1(),
             {{"comparison_predicate", i32Attr(tile::kGt)}, {"signedness", i32Attr(tile::kSigned)}});
         guard = guard ? make1("andi", {guard, pos}, i1()) : pos;
-        shape.push_back(kDynamic);
-        dynShape.push_back(
-            make1("maxi", {ext, zero}, i64(), {{"signedness", i32Attr(tile::kSigned)}}));
+        dims[d].dynExtent =
+            make1("maxi", {ext, zero}, i64(), {{"signedness", i32Attr(tile::kSigned)}});
       }
-      if ((c = constantOf(plan.strides[d], known)), known && c > 0) {
-        strides.push_back(c);
-      } else {
-        strides.push_back(kDynamic);
-        dynStrides.push_back(emit(plan.strides[d]));
-      }
+      if ((c = constantOf(plan.strides[d], known)), known && c > 0)
+        dims[d].stride = c;
+      else
+        dims[d].dynStride = emit(plan.strides[d]);
     }
-    std::vector<Value *> operands = {base};
-    operands.insert(operands.end(), dynShape.begin(), dynShape.end());
-    return partitionView(operands, dynStrides, elem, shape, strides, plan.tile, padding);
+    return partitionView(base, dims, elem, plan.tile, padding, plan.strideAlign);
   }
 
-  // make_tensor_view(base, dynamic extents..., dynamic strides...) + make_partition_view.
-  Value *partitionView(std::vector<Value *> operands, const std::vector<Value *> &dynStrides,
-                       Type elem, const std::vector<int64_t> &shape,
-                       const std::vector<int64_t> &strides, const std::vector<int64_t> &tile,
-                       Padding padding) {
+  // One dimension of a view: a static extent/stride, or a dynamic value (kDynamic).
+  struct ViewDim {
+    int64_t extent = kDynamic, stride = kDynamic;
+    Value *dynExtent = nullptr, *dynStride = nullptr;
+  };
+
+  // make_tensor_view + make_partition_view for a tile whose dimension d is `dims[d]`. The
+  // tensor view lists the dimensions in memory order, the unit-stride one last (TMA needs its
+  // innermost dimension contiguous: a transposed tile, such as K^T in attention, is loaded
+  // through dim_map). Dynamic strides get `assume div_by<strideAlign>` when strideAlign > 1
+  // (descriptors: Triton requires 16-byte multiples).
+  Value *partitionView(Value *base, const std::vector<ViewDim> &dims, Type elem,
+                       const std::vector<int64_t> &tile, Padding padding, int64_t strideAlign) {
+    std::vector<size_t> order;
+    int unit = -1;
+    for (size_t d = 0; d < dims.size(); ++d) {
+      if (dims[d].stride == 1 && tile[d] > 1 && unit < 0)
+        unit = static_cast<int>(d);
+      else
+        order.push_back(d);
+    }
+    if (unit >= 0)
+      order.push_back(static_cast<size_t>(unit));
+    std::vector<int64_t> shape, strides, dimMap(dims.size());
+    std::vector<Value *> operands = {base}, dynStrides;
+    for (size_t k = 0; k < order.size(); ++k) {
+      const ViewDim &v = dims[order[k]];
+      dimMap[order[k]] = static_cast<int64_t>(k);
+      shape.push_back(v.dynExtent ? kDynamic : v.extent);
+      if (v.dynExtent)
+        operands.push_back(v.dynExtent);
+      strides.push_back(v.dynStride ? kDynamic : v.stride);
+      if (v.dynStride)
+        dynStrides.push_back(strideAlign > 1
+                                 ? make1("assume", {v.dynStride}, i64(),
+                                         {{"div_by", Attribute::integer(strideAlign, i64())}})
+                                 : v.dynStride);
+    }
     operands.insert(operands.end(), dynStrides.begin(), dynStrides.end());
     Type tv = Type::tensorView(elem, shape, strides);
     Value *tview = make1("make_tensor_view", operands, tv);
-    std::vector<int64_t> dimMap;
-    for (size_t d = 0; d < tile.size(); ++d)
-      dimMap.push_back(static_cast<int64_t>(d));
     return make1("make_partition_view", {tview}, Type::partitionView(tile, tv, dimMap, padding));
   }
 
@@ -549,7 +582,7 @@ private:
           for (size_t d = 0; d < plan.tile.size(); ++d)
             ops.push_back(constInt(0, i32()));
           return {make("load_view_tko", ops, {t, Type::token()},
-                       memoryAttrs({1, static_cast<int64_t>(plan.tile.size()), 0}))
+                       viewAttrs({1, static_cast<int64_t>(plan.tile.size()), 0}))
                       ->result(0)};
         },
         [&]() -> std::vector<Value *> { return {paddingTile(t, pad)}; })[0];
@@ -565,7 +598,7 @@ private:
           for (size_t d = 0; d < plan.tile.size(); ++d)
             ops.push_back(constInt(0, i32()));
           make("store_view_tko", ops, {Type::token()},
-               memoryAttrs({1, 1, static_cast<int64_t>(plan.tile.size()), 0}));
+               viewAttrs({1, 1, static_cast<int64_t>(plan.tile.size()), 0}));
           return {};
         },
         [&]() -> std::vector<Value *> { return {}; });
@@ -732,6 +765,7 @@ private:
     std::vector<bool> checked;
     Type block;
     Padding pad = Padding::Zero;
+    int64_t strideAlign = 1; // descriptors: strides are 16-byte multiples (Triton's TMA rule)
   };
 
   bool box(const Operation &o, Box &a) {
@@ -767,6 +801,7 @@ private:
     }
     a.checked.assign(r, true);
     a.pad = src->intAttr("padding", 1) == 2 ? Padding::NaN : Padding::Zero;
+    a.strideAlign = std::max(1, 16 / std::max(1, a.block.element().byteWidth()));
     return true;
   }
 
@@ -805,6 +840,7 @@ private:
     p.base = a.base;
     p.tile = a.block.shape();
     p.offset = sConst(0);
+    p.strideAlign = a.strideAlign;
     for (size_t d = 0; d < a.offsets.size(); ++d) {
       SExprPtr o = scalarExpr(a.offsets[d]);
       p.offset = sAdd(p.offset, sMul(o, scalarExpr(a.strides[d])));
@@ -872,7 +908,7 @@ private:
       for (size_t d = 0; d < a.offsets.size(); ++d)
         ops.push_back(constInt(0, i32()));
       loaded = make("load_view_tko", ops, {t, Type::token()},
-                    memoryAttrs({1, static_cast<int64_t>(a.offsets.size()), 0}))
+                    viewAttrs({1, static_cast<int64_t>(a.offsets.size()), 0}))
                    ->result(0);
       return {loaded};
     };
@@ -901,7 +937,7 @@ private:
       for (size_t d = 0; d < a.offsets.size(); ++d)
         ops.push_back(constInt(0, i32()));
       make("store_view_tko", ops, {Type::token()},
-           memoryAttrs({1, 1, static_cast<int64_t>(a.offsets.size()), 0}));
+           viewAttrs({1, 1, static_cast<int64_t>(a.offsets.size()), 0}));
       return {};
     };
     auto viaPointers = [&]() -> std::vector<Value *> {
@@ -964,28 +1000,21 @@ private:
       b_.setInsertionPointAfter(topAnchor_);
     else
       b_.restoreInsertionPoint({topBlock_, topBlock_->ops().begin()});
-    std::vector<int64_t> shape, strides;
-    std::vector<Value *> operands = {get(p.base)};
-    std::vector<Value *> dynStrides;
+    std::vector<ViewDim> dims(p.tile.size());
     int64_t c;
     for (size_t d = 0; d < p.tile.size(); ++d) {
-      if (p.extents[d].isConst(c) && c > 0) {
-        shape.push_back(c);
-      } else {
-        // Only used once the conditions hold (extent > coordinate >= 0); kept positive so
-        // the view is well formed in the other version too.
-        shape.push_back(kDynamic);
-        operands.push_back(make1("maxi", {emitPoly(p.extents[d]), constInt(1, i64())}, i64(),
-                                 {{"signedness", i32Attr(tile::kSigned)}}));
-      }
-      if (p.strides[d].isConst(c) && c > 0) {
-        strides.push_back(c);
-      } else {
-        strides.push_back(kDynamic);
-        dynStrides.push_back(emitPoly(p.strides[d]));
-      }
+      if (p.extents[d].isConst(c) && c > 0)
+        dims[d].extent = c;
+      else // only used once the conditions hold (extent > coordinate >= 0); kept positive so
+           // the view is well formed in the other version too
+        dims[d].dynExtent = make1("maxi", {emitPoly(p.extents[d]), constInt(1, i64())}, i64(),
+                                  {{"signedness", i32Attr(tile::kSigned)}});
+      if (p.strides[d].isConst(c) && c > 0)
+        dims[d].stride = c;
+      else
+        dims[d].dynStride = emitPoly(p.strides[d]);
     }
-    Value *view = partitionView(operands, dynStrides, elem, shape, strides, p.tile, pad);
+    Value *view = partitionView(get(p.base), dims, elem, p.tile, pad, p.strideAlign);
     b_.restoreInsertionPoint(ip);
     indexViews_[key] = view;
     return view;
@@ -1050,8 +1079,11 @@ private:
       std::vector<const Value *> extents;
       for (size_t d = 0; d < a.shape.size(); ++d)
         extents.push_back(a.checked[d] ? a.shape[d] : nullptr);
-      return planIndexFromBox(a.base, a.offsets, extents, a.strides, a.block.shape(), loop, index_,
-                              why);
+      auto plan = planIndexFromBox(a.base, a.offsets, extents, a.strides, a.block.shape(), loop,
+                                   index_, why);
+      if (plan)
+        plan->strideAlign = a.strideAlign;
+      return plan;
     }
     if (!o.operand(0)->type.isTensor())
       return std::nullopt;
@@ -1079,7 +1111,7 @@ private:
       for (Value *i : tileIndices(p))
         ops.push_back(i);
       Value *v = make("load_view_tko", ops, {t, Type::token()},
-                      memoryAttrs({1, static_cast<int64_t>(p.tile.size()), 0}))
+                      viewAttrs({1, static_cast<int64_t>(p.tile.size()), 0}))
                      ->result(0);
       if (v->type != want)
         v = make1("reshape", {v}, want);
@@ -1108,7 +1140,7 @@ private:
       for (Value *i : tileIndices(p))
         ops.push_back(i);
       make("store_view_tko", ops, {Type::token()},
-           memoryAttrs({1, 1, static_cast<int64_t>(p.tile.size()), 0}));
+           viewAttrs({1, 1, static_cast<int64_t>(p.tile.size()), 0}));
       return {};
     };
     if (!opts_.guardViews || p.conds.empty()) {

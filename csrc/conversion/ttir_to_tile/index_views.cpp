@@ -457,9 +457,10 @@ std::optional<IndexPlan> planIndexFromView(const Operation &access, const ViewPl
   size_t rank = plan.tile.size();
   for (size_t d = 0; d < rank; ++d)
     plan.strides.push_back(plan.tile[d] == 1 ? polyConst(1) : pl.polys.of(view.strides[d]));
-  // A scalar `ptr + row * stride` base is the kernel's pointer plus a row offset.
+  // A scalar `ptr + row * stride` base made inside the loop is a top-level pointer plus a row
+  // offset.
   Poly offset = pl.polys.of(view.offset);
-  while (plan.base->def && plan.base->def->is("tt.addptr")) {
+  while (plan.base->def && plan.base->def->is("tt.addptr") && !pl.topLevel(leaf(plan.base))) {
     offset = polyAdd(offset, pl.polys.of(plan.base->def->operand(1)));
     plan.base = plan.base->def->operand(0);
   }

@@ -63,6 +63,7 @@ struct IndexPlan {
   std::vector<int64_t> tile;
   std::vector<IndexCond> conds; // runtime conditions still needed
   bool hoisted = false;         // conds are invariant in the loop: check them before it
+  int64_t strideAlign = 1;      // dynamic strides are multiples of this (descriptors)
   std::string key;              // equal keys share one view
 };
 

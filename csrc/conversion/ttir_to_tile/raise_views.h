@@ -57,6 +57,8 @@ struct ViewPlan {
   // Runtime conditions `first <= second` under which the plan is exact (a `%` on an index
   // that must not wrap); the conversion branches to the pointer form when they fail.
   std::vector<std::pair<SExprPtr, SExprPtr>> conditions;
+  // Every dynamic stride is a multiple of this many elements (descriptors: 16 bytes).
+  int64_t strideAlign = 1;
 };
 
 // Returns the plan for a tt.load / tt.store, or nullopt with `why` set.
