@@ -165,6 +165,26 @@ def matmul_tma(t: Tensors, size: int, dtype: str) -> Case:
                 [c], check, 1e-2, 2.0 * size ** 3, "TFLOP/s")
 
 
+def matmul_desc(t: Tensors, size: int, dtype: str) -> Case:
+    """The descriptor matmul with one output tile per program (examples/matmul_tma.py)."""
+    from triton_tile.tools.tensor_descriptor import TensorDescriptor
+
+    a, b = t.randn((size, size), dtype), t.randn((size, size), dtype)
+    c = t.empty((size, size), dtype)
+    bm, bn, bk = 128, 128, 64
+    descs = [TensorDescriptor.from_tensor(x, shape)
+             for x, shape in ((a, [bm, bk]), (b, [bk, bn]), (c, [bm, bn]))]
+
+    def check():
+        return _rel_err(c, (a.float() @ b.float()))
+
+    short = {"float16": "fp16", "bfloat16": "bf16"}[dtype]
+    return Case(f"matmul desc {short}", f"{size}^3", example("matmul_tma").matmul_desc_kernel,
+                (tt.cdiv(size, bm) * tt.cdiv(size, bn),), [*descs, size, size, size],
+                {"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "num_warps": 8, "num_stages": 3},
+                [c], check, 1e-2, 2.0 * size ** 3, "TFLOP/s")
+
+
 def attention(t: Tensors, z: int, h: int, n_ctx: int, d: int) -> Case:
     q, k, v = (t.randn((z, h, n_ctx, d), "float16") for _ in range(3))
     o, m = t.empty((z, h, n_ctx, d), "float16"), t.empty((z, h, n_ctx), "float32")
@@ -192,7 +212,7 @@ FAMILIES = ["vector_add", "softmax", "layer_norm", "matmul", "matmul_tma", "atte
 # Tile case also runs with these occupancy hints, and the table shows the default and the best.
 TILE_OCCUPANCY = {"vector add fp32": [], "softmax fp16": [2, 4, 8], "softmax bf16": [2, 4, 8],
                   "layer norm fp16": [2, 4, 8], "matmul fp16": [2], "matmul bf16": [2],
-                  "matmul TMA fp16": [2],
+                  "matmul TMA fp16": [2], "matmul desc fp16": [2],
                   "attention fwd fp16": [2]}
 
 
@@ -205,9 +225,12 @@ PER_ACCESS = {"env": {"TRITON_TILE_INDEX_VIEWS": "0"}}
 # Knobs measured for the record, each a column of the table: views without TMA
 # (allow_tma=false), and the launch's num_warps as Tile IR's num_worker_warps_per_cta.
 NO_TMA = {"env": {"TRITON_TILE_ALLOW_TMA": "0"}}
-WORKER_WARPS = {"env": {"TRITON_TILE_WORKER_WARPS": "1"}}
+WORKER_WARPS = {"env": {"TRITON_TILE_WORKER_WARPS": "on"}}
+# And without the branches that keep views exact (TRITON_TILE_VIEW_GUARDS=0: unsafe, these
+# inputs never need them): what the loop versioning and in-place checks cost.
+UNGUARDED = {"env": {"TRITON_TILE_VIEW_GUARDS": "0"}}
 COLUMNS = {"per-access views": PER_ACCESS, "no TMA": NO_TMA, "worker warps": WORKER_WARPS,
-           "pointers": POINTER_VARIANT}
+           "unguarded": UNGUARDED, "pointers": POINTER_VARIANT}
 
 
 def tile_variants(case: Case) -> List[dict]:
@@ -255,7 +278,8 @@ def cases(t: Tensors, quick: bool, only) -> List[Callable[[], Case]]:
                    lambda: matmul(t, 2048 if q else 8192, "float16"),
                    lambda: matmul(t, 1024 if q else 4096, "bfloat16"),
                    lambda: matmul(t, 2048 if q else 8192, "bfloat16")],
-        "matmul_tma": [lambda: matmul_tma(t, 1024 if q else 4096, "float16"),
+        "matmul_tma": [lambda: matmul_desc(t, 1024 if q else 4096, "float16"),
+                       lambda: matmul_tma(t, 1024 if q else 4096, "float16"),
                        lambda: matmul_tma(t, 2048 if q else 8192, "float16")],
         "attention": [lambda: attention(t, 1 if q else 4, 4 if q else 32, 1024 if q else 4096,
                                         128)],
@@ -295,7 +319,8 @@ def run_case(case: Case) -> dict:
         tiles.append(r)
     tile = tiles[0]
     # best: over what a user sets (occupancy, worker warps), not the comparison-only knobs
-    views = [t for t in tiles if t["config"] not in ("pointers", "per-access views", "no TMA")]
+    views = [t for t in tiles
+             if t["config"] not in ("pointers", "per-access views", "no TMA", "unguarded")]
     best = min((t for t in views if t["ok"]), key=lambda t: t["ms"], default=tile)
     columns = {name: next(t for t in tiles if t["config"] == name) for name in COLUMNS}
     twin = ptx_gpu.twin_of(case.kernel)
@@ -376,7 +401,8 @@ def main(args) -> int:
           "fastest correct Tile run over the occupancy hints in TILE_OCCUPANCY and worker warps; "
           "per-access views = TRITON_TILE_INDEX_VIEWS=0 (a view per access, the form before "
           "index-views); no TMA = TRITON_TILE_ALLOW_TMA=0; worker warps = "
-          "TRITON_TILE_WORKER_WARPS=1 (num_warps as num_worker_warps_per_cta); pointers = "
+          "TRITON_TILE_WORKER_WARPS=on (num_warps as num_worker_warps_per_cta); unguarded = "
+          "TRITON_TILE_VIEW_GUARDS=0 (unsafe); pointers = "
           "TRITON_TILE_RAISE_VIEWS=0 (pointer gathers, as NVIDIA's backend); columns in "
           "GB/s or TFLOP/s")
     if failures:

@@ -153,9 +153,9 @@ class Knobs(types.ModuleType):
     allow_tma = _Env("TRITON_TILE_ALLOW_TMA", _parse_bool, True,
                      "0: view accesses carry allow_tma=false (tileiras uses no TMA; for "
                      "comparisons)", changes_code=True)
-    worker_warps = _Env("TRITON_TILE_WORKER_WARPS", _parse_bool, False,
-                        "1: pass num_warps (4 or 8) as Tile IR's num_worker_warps_per_cta hint",
-                        changes_code=True)
+    worker_warps = _Env("TRITON_TILE_WORKER_WARPS", _choice("auto", "on", "off"), "auto",
+                        "num_warps (4 or 8) as Tile IR's num_worker_warps_per_cta hint: auto = "
+                        "for kernels with reductions, on = always, off = never", changes_code=True)
     view_guards = _Env("TRITON_TILE_VIEW_GUARDS", _parse_bool, True,
                        "0 (measurements only, unsafe): no branch around view accesses that "
                        "may be empty, out of range or wrap", changes_code=True)

@@ -90,6 +90,11 @@ def test_matmul_tma_persistent(m, n, k):
     _assert_ok(load("matmul_tma").check(m, n, k), f"matmul_tma {m}x{n}x{k}")
 
 
+@pytest.mark.parametrize("m,n,k", [(200, 136, 96), (64, 64, 64), (72, 40, 200)])
+def test_matmul_tma_one_tile_per_program(m, n, k):
+    _assert_ok(load("matmul_tma").check_tiles(m, n, k), f"matmul_desc {m}x{n}x{k}")
+
+
 def test_matmul_tma_rejects_unaligned_strides():
     # TMA needs 16-byte aligned leading strides: 257 fp16 columns are 514 bytes.
     with pytest.raises(ValueError, match="multiple of 16"):

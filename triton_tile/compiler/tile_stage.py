@@ -38,6 +38,17 @@ def default_occupancy(ttir_text: str) -> int:
     return DEFAULT_OCCUPANCY["dot" if "tt.dot " in ttir_text else "other"]
 
 
+# Tile IR's num_worker_warps_per_cta (4 or 8; NVIDIA's 13.4 backend forwards num_warps so).
+# Measured on an H200 (docs/gpu_perf_notes.md): num_warps=8 as 8 worker warps makes attention
+# 1.7x and softmax 1.1-1.3x faster, and plain matmul 1.4x slower, so by default only kernels
+# with reductions get it.
+def worker_warps(options, ttir_text: str) -> int:
+    mode = knobs.worker_warps
+    if mode == "off" or (mode == "auto" and "tt.reduce" not in ttir_text):
+        return 0
+    return 8 if options.num_warps >= 8 else 4
+
+
 def tile_options(options, alias_classes=(), arch=None, ttir_text: str = ""):
     """The conversion's options from the launch options and the environment knobs; `arch` is
     the GPU compiled for (a GPU launch's device), else TRITON_TILE_TARGET or sm_90."""
@@ -52,7 +63,7 @@ def tile_options(options, alias_classes=(), arch=None, ttir_text: str = ""):
     o.index_views = knobs.index_views
     o.allow_tma = knobs.allow_tma
     # Tile IR accepts 4 or 8 worker warps (NVIDIA's 13.4 backend forwards num_warps so).
-    o.worker_warps = (8 if options.num_warps >= 8 else 4) if knobs.worker_warps else 0
+    o.worker_warps = worker_warps(options, ttir_text)
     o.guard_views = knobs.view_guards
     o.alias_classes = [list(c) for c in alias_classes]
     return o
