@@ -229,8 +229,10 @@ WORKER_WARPS = {"env": {"TRITON_TILE_WORKER_WARPS": "on"}}
 # And without the branches that keep views exact (TRITON_TILE_VIEW_GUARDS=0: unsafe, these
 # inputs never need them): what the loop versioning and in-place checks cost.
 UNGUARDED = {"env": {"TRITON_TILE_VIEW_GUARDS": "0"}}
-COLUMNS = {"per-access views": PER_ACCESS, "no TMA": NO_TMA, "worker warps": WORKER_WARPS,
-           "unguarded": UNGUARDED, "pointers": POINTER_VARIANT}
+# And one-dimensional tiles in loops raised to views too (by default they stay gathers).
+ALL_VIEWS = {"env": {"TRITON_TILE_RAISE_VIEWS": "all"}}
+COLUMNS = {"per-access views": PER_ACCESS, "all views": ALL_VIEWS, "no TMA": NO_TMA,
+           "worker warps": WORKER_WARPS, "unguarded": UNGUARDED, "pointers": POINTER_VARIANT}
 
 
 def tile_variants(case: Case) -> List[dict]:
@@ -319,8 +321,8 @@ def run_case(case: Case) -> dict:
         tiles.append(r)
     tile = tiles[0]
     # best: over what a user sets (occupancy, worker warps), not the comparison-only knobs
-    views = [t for t in tiles
-             if t["config"] not in ("pointers", "per-access views", "no TMA", "unguarded")]
+    views = [t for t in tiles if t["config"] not in
+             ("pointers", "per-access views", "all views", "no TMA", "unguarded")]
     best = min((t for t in views if t["ok"]), key=lambda t: t["ms"], default=tile)
     columns = {name: next(t for t in tiles if t["config"] == name) for name in COLUMNS}
     twin = ptx_gpu.twin_of(case.kernel)
@@ -400,7 +402,8 @@ def main(args) -> int:
           "do_bench medians); path = what the Tile run took (ptx: it fell back); best = the "
           "fastest correct Tile run over the occupancy hints in TILE_OCCUPANCY and worker warps; "
           "per-access views = TRITON_TILE_INDEX_VIEWS=0 (a view per access, the form before "
-          "index-views); no TMA = TRITON_TILE_ALLOW_TMA=0; worker warps = "
+          "index-views); all views = TRITON_TILE_RAISE_VIEWS=all (1-D tiles in loops too); "
+          "no TMA = TRITON_TILE_ALLOW_TMA=0; worker warps = "
           "TRITON_TILE_WORKER_WARPS=on (num_warps as num_worker_warps_per_cta); unguarded = "
           "TRITON_TILE_VIEW_GUARDS=0 (unsafe); pointers = "
           "TRITON_TILE_RAISE_VIEWS=0 (pointer gathers, as NVIDIA's backend); columns in "

@@ -33,6 +33,17 @@ def _parse_int(name: str, text: str) -> int:
         raise ValueError(f"{name}={text!r}: expected an integer") from None
 
 
+def _parse_views(name: str, text: str) -> str:
+    low = text.strip().lower()
+    if low in _FALSE:
+        return "off"
+    if low in _TRUE or low == "auto":
+        return "auto"
+    if low == "all":
+        return low
+    raise ValueError(f"{name}={text!r}: expected auto, all or 0/off")
+
+
 def _parse_str(name: str, text: str) -> str:
     return text
 
@@ -144,9 +155,11 @@ class Knobs(types.ModuleType):
                          "approximate math on the Tile path", changes_code=True)
     enable_ftz = _Env("TILEIR_ENABLE_FTZ", _parse_bool, False,
                       "flush denormals to zero on the Tile path", changes_code=True)
-    raise_views = _Env("TRITON_TILE_RAISE_VIEWS", _parse_bool, True,
-                       "raise pointer loads/stores to Tile IR views (0: gathers, as NVIDIA's "
-                       "backend emits; for comparisons)", changes_code=True)
+    raise_views = _Env("TRITON_TILE_RAISE_VIEWS", _parse_views, "auto",
+                       "raise pointer loads/stores to Tile IR views: auto = all but "
+                       "one-dimensional tiles inside loops (gathers there, measured faster), "
+                       "all, or 0/off: gathers everywhere, as NVIDIA's backend emits them",
+                       changes_code=True)
     index_views = _Env("TRITON_TILE_INDEX_VIEWS", _parse_bool, True,
                        "accesses in loops index one view made once per tensor (0: a view per "
                        "access; for comparisons)", changes_code=True)

@@ -19,6 +19,7 @@ void bindTile(py::module_ &m) {
       .def_readwrite("arch", &TileOptions::arch)
       .def_readwrite("raise_views", &TileOptions::raiseViews)
       .def_readwrite("index_views", &TileOptions::indexViews)
+      .def_readwrite("loop_vector_views", &TileOptions::loopVectorViews)
       .def_readwrite("allow_tma", &TileOptions::allowTma)
       .def_readwrite("worker_warps", &TileOptions::workerWarps)
       .def_readwrite("guard_views", &TileOptions::guardViews)

@@ -468,6 +468,7 @@ def convert_loop(**opts):
     m = C.parse_ttir(kernel(K_LOOP), "case.ttir")
     C.run_passes(m, ["scalarize-loop-pointers", "canonicalize", "cse", "dce"])
     o = C.TileOptions()
+    o.loop_vector_views = True  # (a 1-D tile in a loop; by default it stays a gather)
     for k, v in opts.items():
         setattr(o, k, v)
     r = C.convert_to_tile(m, "k", o)
@@ -489,6 +490,13 @@ def test_loop_access_indexes_one_view_made_before_the_loop():
     # iteration at the box's corner, behind a branch)
     assert "less_than_or_equal" in head
     assert slow.count("make_tensor_view") == 1 and "[%c0_i32]" in slow
+
+
+def test_one_dimensional_tile_in_a_loop_stays_a_gather_by_default():
+    r, out = convert_loop(loop_vector_views=False)
+    assert not r.accesses[0][2] and "inside a loop stays a gather" in r.accesses[0][3]
+    loop = out[out.index(" for "):out.rindex("make_tensor_view")]
+    assert "load_ptr_tko" in loop and "view" not in loop
 
 
 def test_loop_access_without_the_index_form_makes_a_view_per_iteration():
@@ -519,7 +527,7 @@ def test_row_loop_indexes_a_two_dimensional_view_of_the_rows():
       scf.yield
     }"""
     args = "%arg0: !tt.ptr<f32>, %arg1: !tt.ptr<f32>, %arg2: i32, %arg3: i32, %arg4: i32"
-    r, out = convert(kernel(body, args), "k")
+    r, out = convert(kernel(body, args), "k", loop_vector_views=True)
     assert ["tile-index" in a[3] for a in r.accesses] == [True, True]
     # rows are a leading dimension of size 1 (stride %arg4, extent n_rows), columns masked
     assert re.search(r"make_tensor_view %arg0, shape = \[%\d+, %\d+\], strides = \[%\d+, 1\]",

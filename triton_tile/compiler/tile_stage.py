@@ -59,7 +59,8 @@ def tile_options(options, alias_classes=(), arch=None, ttir_text: str = ""):
     o.num_ctas = options.num_ctas
     o.num_stages = options.num_stages
     o.arch = arch or knobs.target or "sm_90"
-    o.raise_views = knobs.raise_views
+    o.raise_views = knobs.raise_views != "off"
+    o.loop_vector_views = knobs.raise_views == "all"
     o.index_views = knobs.index_views
     o.allow_tma = knobs.allow_tma
     # Tile IR accepts 4 or 8 worker warps (NVIDIA's 13.4 backend forwards num_warps so).

@@ -452,6 +452,7 @@ private:
   struct ViewDim {
     int64_t extent = kDynamic, stride = kDynamic;
     Value *dynExtent = nullptr, *dynStride = nullptr;
+    bool narrow = false; // pass the stride as i32 widened to i64 (index_views.h says why)
   };
 
   // make_tensor_view + make_partition_view for a tile whose dimension d is `dims[d]`. The
@@ -480,11 +481,14 @@ private:
       if (v.dynExtent)
         operands.push_back(v.dynExtent);
       strides.push_back(v.dynStride ? kDynamic : v.stride);
-      if (v.dynStride)
-        dynStrides.push_back(strideAlign > 1
-                                 ? make1("assume", {v.dynStride}, i64(),
-                                         {{"div_by", Attribute::integer(strideAlign, i64())}})
-                                 : v.dynStride);
+      if (v.dynStride) {
+        Value *s = v.narrow ? make1("trunci", {v.dynStride}, i32()) : v.dynStride;
+        if (strideAlign > 1)
+          s = make1("assume", {s}, s->type, {{"div_by", Attribute::integer(strideAlign, i64())}});
+        if (v.narrow)
+          s = make1("exti", {s}, i64(), {{"signedness", i32Attr(tile::kSigned)}});
+        dynStrides.push_back(s);
+      }
     }
     operands.insert(operands.end(), dynStrides.begin(), dynStrides.end());
     Type tv = Type::tensorView(elem, shape, strides);
@@ -622,14 +626,32 @@ private:
            o.operand(0)->type.isBlockPtr();
   }
 
+  // Whether a pointer access of type `t` may become a view. A tile with one dimension inside a
+  // loop stays a gather unless TileOptions::loopVectorViews: on an H200 gathers ran softmax and
+  // layer norm 1.1-1.3x faster than views there (docs/gpu_perf_notes.md); elsewhere they tie.
+  bool raisable(Type t, bool inLoop, std::string &why) const {
+    if (!opts_.raiseViews || !t.isTensor()) {
+      why = "view raising disabled";
+      return false;
+    }
+    int dims = 0;
+    for (int64_t n : t.shape())
+      dims += n > 1;
+    if (dims < 2 && inLoop && !opts_.loopVectorViews) {
+      why = "a one-dimensional tile inside a loop stays a gather (measured faster)";
+      return false;
+    }
+    return true;
+  }
+
   // The access in its form for any offset (a view at the box's corner or a gather).
   Value *generalLoad(const Operation &o) {
     Type t = o.result(0)->type;
     if (isBoxAccess(o))
       return boxLoad(o, boxOf(o));
-    std::string why = "view raising disabled";
+    std::string why;
     std::optional<ViewPlan> plan;
-    if (opts_.raiseViews && t.isTensor())
+    if (raisable(t, loopDepth_ > 0, why))
       plan = planView(o, why);
     if (!plan) {
       if (t.isTensor())
@@ -682,9 +704,9 @@ private:
     Type t = o.operand(1)->type;
     if (isBoxAccess(o))
       return boxStore(o, boxOf(o));
-    std::string why = "view raising disabled";
+    std::string why;
     std::optional<ViewPlan> plan;
-    if (opts_.raiseViews && t.isTensor())
+    if (raisable(t, loopDepth_ > 0, why))
       plan = planView(o, why);
     if (!plan) {
       if (t.isTensor())
@@ -1013,6 +1035,7 @@ private:
         dims[d].stride = c;
       else
         dims[d].dynStride = emitPoly(p.strides[d]);
+      dims[d].narrow = strideIsNarrowed(p.strides[d]);
     }
     Value *view = partitionView(get(p.base), dims, elem, p.tile, pad, p.strideAlign);
     b_.restoreInsertionPoint(ip);
@@ -1085,7 +1108,7 @@ private:
         plan->strideAlign = a.strideAlign;
       return plan;
     }
-    if (!o.operand(0)->type.isTensor())
+    if (!raisable(o.operand(0)->type, true, why))
       return std::nullopt;
     std::optional<ViewPlan> view = planView(o, why);
     if (!view)
@@ -1330,6 +1353,7 @@ private:
   }
 
   std::vector<Value *> loop(const Operation &o) {
+    LoopScope scope(loopDepth_);
     std::vector<Type> types = resultTypesOf(o);
     Operation *f = make("for", get(o.operands), types, {}, 1);
     const Block &body = *o.region(0)->front();
@@ -1365,6 +1389,7 @@ private:
   // scf.while (before: args -> condition(c, vals); after: vals -> yield next) becomes
   //   loop iter_values(args) { before; if c { after; continue next } ; break vals }
   void whileOp(const Operation &o) {
+    LoopScope scope(loopDepth_);
     std::vector<Type> types = resultTypesOf(o);
     Operation *loop = make("loop", get(o.operands), types, {}, 1);
     const Block &before = *o.region(0)->front();
@@ -1430,6 +1455,12 @@ private:
   TileConversion &report_;
   std::unordered_map<const Value *, Value *> map_;
   bool reporting_ = true; // off while a loop's second version is converted
+  int loopDepth_ = 0;     // loops around the op being converted
+  struct LoopScope {
+    int &depth;
+    explicit LoopScope(int &d) : depth(++d) {}
+    ~LoopScope() { --depth; }
+  };
   // The tile-index form (index_views.h): plans of the accesses of the loops being converted,
   // the views made so far (by plan key, element type and padding), and where they go.
   IndexContext index_;

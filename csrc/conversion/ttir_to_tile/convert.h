@@ -29,6 +29,9 @@ struct TileOptions {
   // Accesses in loops index one view made at the top level (index_views.h); off: a view per
   // access (TRITON_TILE_INDEX_VIEWS=0, for comparisons).
   bool indexViews = true;
+  // One-dimensional tiles inside loops become views too (off: gathers, measured faster there;
+  // TRITON_TILE_RAISE_VIEWS=all).
+  bool loopVectorViews = false;
   bool allowTma = true; // false (TRITON_TILE_ALLOW_TMA=0): view accesses say allow_tma=false
   int workerWarps = 0;  // num_worker_warps_per_cta entry hint when > 0 (4 or 8)
   // Measurement only (TRITON_TILE_VIEW_GUARDS=0): no branch around view accesses whose box may

@@ -1,6 +1,7 @@
 #include "conversion/ttir_to_tile/index_views.h"
 
 #include <algorithm>
+#include <climits>
 #include <functional>
 #include <sstream>
 #include <unordered_map>
@@ -61,6 +62,17 @@ Poly polyMul(const Poly &a, const Poly &b) {
       }());
     }
   return r;
+}
+
+bool strideIsNarrowed(const Poly &s) {
+  int64_t c;
+  if (s.isConst(c))
+    return false;
+  if (s.terms.size() == 1 && s.terms.begin()->second == 1 && s.terms.begin()->first.size() == 1) {
+    Type t = s.terms.begin()->first[0]->type;
+    return !(t.isInt() && t.intWidth() <= 32);
+  }
+  return true;
 }
 
 namespace {
@@ -224,6 +236,10 @@ public:
       conds.push_back({polyConst(0), o, 0});
       conds.push_back({polyAdd(o, polyConst(1)), plan.extents[d], 0});
       conds.push_back({o, Poly{}, plan.tile[d]});
+      if (strideIsNarrowed(plan.strides[d])) {
+        conds.push_back({polyConst(0), plan.strides[d], 0});
+        conds.push_back({plan.strides[d], polyConst(INT32_MAX), 0});
+      }
     }
     std::vector<IndexCond> hoisted;
     bool canHoist = true;

@@ -74,6 +74,12 @@ struct IndexContext {
   std::map<const Value *, int64_t> argDivisibility;
 };
 
+// A dynamic stride that is not an i32 value (a descriptor's i64 stride, a product) reaches the
+// view narrowed to i32 and widened back, as Triton's i32 stride arguments do: tileiras uses TMA
+// only for strides it can bound (on an H200, descriptor views with i64 strides ran 15x slower).
+// The plan then also requires 0 <= stride <= INT32_MAX.
+bool strideIsNarrowed(const Poly &stride);
+
 // The tile-index plan of a raised pointer access (`plan` from planView) inside `loop`.
 std::optional<IndexPlan> planIndexFromView(const Operation &access, const ViewPlan &plan,
                                            const Operation &loop, const IndexContext &ctx,
