@@ -422,11 +422,13 @@ def test_default_occupancy_hint_by_kernel_class():
     from triton_tile.compiler import tile_stage
 
     class Options:
-        occupancy, num_ctas, num_stages = None, 1, 0
+        occupancy, num_ctas, num_stages, num_warps = None, 1, 0, 8
 
     ttir = C.parse_ttir(VADD, "v.ttir")
     out = C.print_tile(tile_stage.convert(ttir, "vadd", Options()).module)
-    assert "occupancy = 4 : i32" in out  # memory-bound: 4 CTAs per SM unless told otherwise
+    assert "occupancy = 8 : i32" in out  # memory-bound: 8 CTAs per SM unless told otherwise
+    # no reduction, no dot in nested loops: tileiras picks its warps
+    assert "num_worker_warps_per_cta" not in out
     Options.occupancy = 1
     out = C.print_tile(tile_stage.convert(ttir, "vadd", Options()).module)
     assert "occupancy = 1 : i32" in out  # the user's hint wins
@@ -571,3 +573,23 @@ def test_descriptor_strides_are_assumed_sixteen_byte_multiples():
     views = re.findall(r"make_tensor_view %\d+, .* strides = \[(%\d+), 1\]", out)
     assumed = set(re.findall(r"(%\d+) = assume div_by<4>", out))
     assert any(v in assumed for v in views) and not all(v in assumed for v in views)
+
+
+def test_descriptor_fallback_gathers_in_chunks_of_rows():
+    # a 64x32 f32 box: the pointer form (taken when the box is out of range) works on chunks
+    # of at most 1024 elements, so its index math stays small
+    body = """
+    %c1_i64 = arith.constant 1 : i64
+    %c3_i32 = arith.constant 3 : i32
+    %0 = arith.extsi %arg2 : i32 to i64
+    %d = tt.make_tensor_descriptor %arg0, [%arg2, %arg2], [%0, %c1_i64] : <f32>, <tensor<64x32xf32>>
+    %x = tt.descriptor_load %d[%c3_i32, %c3_i32] : !tt.tensordesc<tensor<64x32xf32>> -> tensor<64x32xf32>
+    %e = tt.make_tensor_descriptor %arg1, [%arg2, %arg2], [%0, %c1_i64] : <f32>, <tensor<64x32xf32>>
+    tt.descriptor_store %e[%c3_i32, %c3_i32], %x : !tt.tensordesc<tensor<64x32xf32>>, tensor<64x32xf32>"""
+    r, out = convert(kernel(body), "k")
+    assert r.unsupported == []
+    assert out.count("load_ptr_tko") == 2 and out.count("store_ptr_tko") == 2
+    assert re.search(r"cat %[\w#]+, %[\w#]+ dim = 0 : tile<32x32xf32>, tile<32x32xf32> -> "
+                     r"tile<64x32xf32>", out)
+    assert re.search(r"extract %[\w#]+\[%c1_i32, %c0_i32\w*\] : tile<64x32xf32> -> "
+                     r"tile<32x32xf32>", out)

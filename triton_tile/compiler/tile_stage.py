@@ -29,9 +29,10 @@ class TileResult(NamedTuple):
 
 
 # Without an occupancy hint Tile IR runs one CTA per SM. Measured on an H200 (see
-# docs/gpu_perf_notes.md), 4 is 2.5x faster on softmax and layer norm and 2 doubles matmul:
-# NVIDIA's advice (1-2 for dot kernels, 4-8 for memory-bound ones) with numbers behind it.
-DEFAULT_OCCUPANCY = {"dot": 2, "other": 4}
+# docs/gpu_perf_notes.md), 4-8 is 2.5x faster on softmax and layer norm (8 another 5-7% over 4)
+# and 2 doubles matmul: NVIDIA's advice (1-2 for dot kernels, 4-8 for memory-bound ones) with
+# numbers behind it.
+DEFAULT_OCCUPANCY = {"dot": 2, "other": 8}
 
 
 def default_occupancy(ttir_text: str) -> int:
@@ -40,13 +41,11 @@ def default_occupancy(ttir_text: str) -> int:
 
 # Tile IR's num_worker_warps_per_cta (4 or 8; NVIDIA's 13.4 backend forwards num_warps so).
 # Measured on an H200 (docs/gpu_perf_notes.md): num_warps=8 as 8 worker warps makes attention
-# 1.7x and softmax 1.1-1.3x faster, and plain matmul 1.4x slower, so by default only kernels
-# with reductions get it.
-def worker_warps(options, ttir_text: str) -> int:
-    mode = knobs.worker_warps
-    if mode == "off" or (mode == "auto" and "tt.reduce" not in ttir_text):
-        return 0
-    return 8 if options.num_warps >= 8 else 4
+# 1.7x and a persistent matmul 15x faster, and a plain matmul 1.4x slower, so by default
+# (TileOptions.worker_warps_auto) the conversion gives it to kernels with reductions or with a
+# dot in nested loops.
+def worker_warps(options) -> int:
+    return 0 if knobs.worker_warps == "off" else (8 if options.num_warps >= 8 else 4)
 
 
 def tile_options(options, alias_classes=(), arch=None, ttir_text: str = ""):
@@ -64,7 +63,8 @@ def tile_options(options, alias_classes=(), arch=None, ttir_text: str = ""):
     o.index_views = knobs.index_views
     o.allow_tma = knobs.allow_tma
     # Tile IR accepts 4 or 8 worker warps (NVIDIA's 13.4 backend forwards num_warps so).
-    o.worker_warps = worker_warps(options, ttir_text)
+    o.worker_warps = worker_warps(options)
+    o.worker_warps_auto = knobs.worker_warps == "auto"
     o.guard_views = knobs.view_guards
     o.alias_classes = [list(c) for c in alias_classes]
     return o

@@ -34,6 +34,9 @@ struct TileOptions {
   bool loopVectorViews = false;
   bool allowTma = true; // false (TRITON_TILE_ALLOW_TMA=0): view accesses say allow_tma=false
   int workerWarps = 0;  // num_worker_warps_per_cta entry hint when > 0 (4 or 8)
+  // Only for kernels with reductions or with a dot inside a loop inside a loop (persistent
+  // matmuls); measured on an H200, see docs/gpu_perf_notes.md.
+  bool workerWarpsAuto = false;
   // Measurement only (TRITON_TILE_VIEW_GUARDS=0): no branch around view accesses whose box may
   // be empty, out of range or wrap (Tile IR leaves those undefined): wrong answers when they do.
   bool guardViews = true;
