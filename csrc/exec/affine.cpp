@@ -6,6 +6,9 @@
 #include <vector>
 
 #include "exec/dtype.h"
+#include "exec/tile_control.h"
+#include "exec/tile_ops.h"
+#include "tile/tile.h"
 
 namespace tt::exec {
 namespace {
@@ -17,13 +20,67 @@ bool isKnown(int64_t s) { return s != kUnknown && s != kUnseen; }
 
 int64_t lastDim(Type t) { return t.isTensor() && t.rank() > 0 ? t.shape().back() : 1; }
 
-bool isCombine(const Operation &op) { return op.is("tt.reduce") || op.is("tt.scan"); }
+bool isCombine(const Operation &op) {
+  return op.is("tt.reduce") || op.is("tt.scan") || op.is("cuda_tile.reduce") ||
+         op.is("cuda_tile.scan");
+}
+
+// The TTIR op whose stride rule a Tile IR op follows (Tile IR splats are reshape + broadcast of
+// a one-element tile, which the reshape/broadcast rules already give stride 0); other names
+// come back unchanged.
+std::string canonicalName(const Operation &op) {
+  std::string n = tileOpName(op);
+  if (n.empty())
+    return op.name();
+  static const std::unordered_map<std::string, std::string> t = {
+      {"constant", "arith.constant"}, {"iota", "tt.make_range"}, {"broadcast", "tt.broadcast"},
+      {"reshape", "tt.reshape"},      {"addi", "arith.addi"},    {"subi", "arith.subi"},
+      {"muli", "arith.muli"},         {"shli", "arith.shli"},    {"trunci", "arith.trunci"},
+      {"exti", "arith.extsi"},        {"remi", "arith.remsi"},   {"offset", "tt.addptr"},
+      {"andi", "arith.andi"},         {"cmpi", "arith.cmpi"},    {"assume", "cuda_tile.assume"}};
+  auto it = t.find(n);
+  return it == t.end() ? op.name() : it->second;
+}
+
+// The TTIR predicate number (2..9: orderings) of a comparison of either op set, else -1.
+int64_t cmpiPredicate(const Operation &op) {
+  if (op.is("arith.cmpi"))
+    return op.intAttr("predicate", -1);
+  if (op.is("cuda_tile.cmpi"))
+    return tileElementwiseKernel(op).predicate;
+  return -1;
+}
+
+// The operand index of a Tile IR pointer access's mask, or -1 (operandSegmentSizes: load_ptr_tko
+// [ptr, mask, padding, token], store_ptr_tko [ptr, value, mask, token]).
+int tileMaskIndex(const Operation &op) {
+  const bool load = op.is("cuda_tile.load_ptr_tko");
+  if (!load && !op.is("cuda_tile.store_ptr_tko"))
+    return -1;
+  const Attribute &a = op.attr("operandSegmentSizes");
+  if (a.kind() != Attribute::Kind::I32Array || a.getInts().size() != 4)
+    return -1;
+  const auto &seg = a.getInts();
+  const size_t g = load ? 1 : 2;
+  if (seg[g] != 1)
+    return -1;
+  int64_t idx = 0;
+  for (size_t k = 0; k < g; ++k)
+    idx += seg[k];
+  return static_cast<int>(idx);
+}
+
+// A plain (weak) Tile IR pointer load/store: compact tiles serve those only (orderings fence).
+bool weakTileAccess(const Operation &op) {
+  return (op.is("cuda_tile.load_ptr_tko") || op.is("cuda_tile.store_ptr_tko")) &&
+         op.intAttr("memory_ordering_semantics", tile::kWeak) == tile::kWeak;
+}
 
 // The integer value of a scalar or splat constant.
 bool constantInt(const Value *v, int64_t &out) {
   for (const Value *cur = v; cur->def;) {
     const Operation *d = cur->def;
-    if (d->is("arith.constant")) {
+    if (d->is("arith.constant") || d->is("cuda_tile.constant")) {
       const Attribute &a = d->attr("value");
       if (a.kind() == Attribute::Kind::Int || a.kind() == Attribute::Kind::Bool ||
           (a.kind() == Attribute::Kind::Dense && !a.denseIsFloat())) {
@@ -32,7 +89,8 @@ bool constantInt(const Value *v, int64_t &out) {
       }
       return false;
     }
-    if (!d->is("tt.splat") && !d->is("tt.broadcast") && !d->is("tt.expand_dims"))
+    if (!d->is("tt.splat") && !d->is("tt.broadcast") && !d->is("tt.expand_dims") &&
+        !d->is("cuda_tile.broadcast") && !d->is("cuda_tile.reshape"))
       return false;
     cur = d->operand(0);
   }
@@ -44,11 +102,16 @@ public:
   explicit Analysis(AffineInfo &out) : out_(out) {}
 
   void run(const Operation &func) {
+    tile_ = func.is("cuda_tile.entry");
     collect(*func.region(0)->front());
+    if (tile_)
+      collectFlows();
     for (int iter = 0; iter < 64; ++iter) {
       changed_ = false;
       for (const Operation *op : ops_)
         visit(*op);
+      for (const auto &f : flows_)
+        setMeet(f.first, f.second);
       if (!changed_)
         break;
     }
@@ -60,7 +123,8 @@ public:
     findAssumed();
     chooseCompact();
     chooseLazy();
-    findForeignPointers();
+    if (!tile_) // Tile IR: Compiler::analyzeTile (its control flow differs)
+      findForeignPointers();
   }
 
   // Lazy integer tiles and interval masks (affine.h), rank 1 only.
@@ -68,8 +132,16 @@ public:
     auto &lazy = out_.lazyInt;
     auto &iv = out_.intervalMask;
     auto rank1 = [](const Value *v) { return v->type.isTensor() && v->type.rank() == 1; };
-    auto splatLike = [](const Value *v) {
-      return v->def && (v->def->is("tt.splat") || v->def->is("arith.constant"));
+    // Every lane equal (lazy kernels read lane 0 of such operands).
+    std::function<bool(const Value *)> splatLike = [&](const Value *v) {
+      const Operation *d = v->def;
+      if (!d)
+        return false;
+      if (d->is("tt.splat") || d->is("arith.constant") || d->is("cuda_tile.constant"))
+        return true;
+      if (d->is("cuda_tile.broadcast") || d->is("cuda_tile.reshape"))
+        return d->operand(0)->type.numel() == 1 || splatLike(d->operand(0));
+      return false;
     };
     auto proven = [&](const Value *v) {
       return out_.intStride.count(v) && !out_.intAssumed.count(v);
@@ -82,15 +154,16 @@ public:
       if (op->numResults() != 1 || !rank1(op->result(0)))
         continue;
       const Value *r = op->result(0);
+      const std::string n = canonicalName(*op);
       bool isLazyOp = false;
-      for (const char *n : lazyOps)
-        isLazyOp |= op->is(n);
+      for (const char *l : lazyOps)
+        isLazyOp |= n == l;
       if (isLazyOp && r->type.element().isInt() && proven(r))
         lazy.insert(r);
-      int64_t pred = op->intAttr("predicate", -1);
-      if (op->is("arith.cmpi") && pred >= 2 && pred <= 9)
+      int64_t pred = cmpiPredicate(*op);
+      if (pred >= 2 && pred <= 9)
         iv.insert(r);
-      if (op->is("arith.andi") && r->type.element().isInt(1))
+      if (n == "arith.andi" && r->type.element().isInt(1))
         iv.insert(r);
     }
     std::unordered_map<const Value *, std::vector<std::pair<const Operation *, size_t>>> uses;
@@ -111,8 +184,9 @@ public:
       for (const Value *v : std::vector<const Value *>(iv.begin(), iv.end())) {
         const Operation *d = v->def;
         for (const Value *o : d->operands) {
-          bool ok = d->is("arith.andi") ? iv.count(o) != 0
-                                        : (!o->type.isTensor() || lazy.count(o) || splatLike(o));
+          bool ok = canonicalName(*d) == "arith.andi"
+                        ? iv.count(o) != 0
+                        : (!o->type.isTensor() || lazy.count(o) || splatLike(o));
           if (!ok)
             drop(iv, v);
         }
@@ -121,10 +195,10 @@ public:
       for (const Value *v : std::vector<const Value *>(lazy.begin(), lazy.end()))
         for (auto &u : uses[v]) {
           const Operation *op = u.first;
-          bool ok =
-              (op->numResults() == 1 &&
-               (lazy.count(op->result(0)) || (op->is("arith.cmpi") && iv.count(op->result(0))))) ||
-              (op->is("tt.addptr") && u.second == 1 && out_.compact.count(op->result(0)));
+          const std::string n = canonicalName(*op);
+          bool ok = (op->numResults() == 1 && (lazy.count(op->result(0)) ||
+                                               (n == "arith.cmpi" && iv.count(op->result(0))))) ||
+                    (n == "tt.addptr" && u.second == 1 && out_.compact.count(op->result(0)));
           if (!ok) {
             drop(lazy, v);
             break;
@@ -135,7 +209,10 @@ public:
           const Operation *op = u.first;
           bool ok = (op->is("tt.load") && u.second == 1 && out_.compact.count(op->operand(0))) ||
                     (op->is("tt.store") && u.second == 2 && out_.compact.count(op->operand(0))) ||
-                    (op->is("arith.andi") && iv.count(op->result(0)));
+                    (weakTileAccess(*op) && static_cast<int>(u.second) == tileMaskIndex(*op) &&
+                     out_.compact.count(op->operand(0))) ||
+                    (canonicalName(*op) == "arith.andi" && op->numResults() == 1 &&
+                     iv.count(op->result(0)));
           if (!ok) {
             drop(iv, v);
             break;
@@ -154,6 +231,10 @@ public:
         if (known(v) && as.insert(v).second)
           changed = true;
       };
+      for (const auto &f : flows_)
+        for (const Value *src : f.second)
+          if (as.count(src))
+            mark(f.first);
       for (const Operation *op : ops_) {
         if (op->is("scf.for")) {
           const Block &body = *op->region(0)->front();
@@ -167,7 +248,8 @@ public:
         }
         if (op->numRegions())
           continue; // scf.if / scf.while results: their strides are already unknown or meet
-        bool taint = op->is("arith.remsi") || op->is("arith.remui");
+        const std::string n = canonicalName(*op);
+        bool taint = n == "arith.remsi" || n == "arith.remui";
         for (const Value *v : op->operands)
           taint |= as.count(v) != 0;
         if (taint)
@@ -247,6 +329,54 @@ private:
     }
   }
 
+  // Tile IR control flow, as (destination, sources) pairs: a `for`'s iteration argument and
+  // result take its init and every `continue` of the loop, a `loop`'s arguments its inits and
+  // `continue`s and its results its `break`s, an `if`'s results its `yield`s. Terminators may
+  // sit in nested ifs (exitTarget finds their op).
+  void collectFlows() {
+    std::unordered_map<const Operation *, std::vector<const Operation *>> exits;
+    for (const Operation *op : ops_)
+      if (op->is("cuda_tile.continue") || op->is("cuda_tile.break") || op->is("cuda_tile.yield"))
+        if (const Operation *t = exitTarget(*op))
+          exits[t].push_back(op);
+    for (const Operation *op : ops_) {
+      const bool isFor = op->is("cuda_tile.for");
+      if (isFor || op->is("cuda_tile.loop")) {
+        const Block &body = *op->region(0)->front();
+        const size_t first = isFor ? 3 : 0, argBase = isFor ? 1 : 0;
+        for (size_t i = 0; i + first < op->numOperands(); ++i) {
+          std::vector<const Value *> srcs{op->operand(i + first)};
+          for (const Operation *t : exits[op])
+            if (t->is("cuda_tile.continue") && i < t->numOperands())
+              srcs.push_back(t->operand(i));
+          flows_.push_back({body.arg(argBase + i), srcs});
+          if (isFor && i < op->numResults())
+            flows_.push_back({op->result(i), srcs});
+        }
+        if (!isFor)
+          for (size_t i = 0; i < op->numResults(); ++i) {
+            std::vector<const Value *> srcs;
+            for (const Operation *t : exits[op])
+              if (t->is("cuda_tile.break") && i < t->numOperands())
+                srcs.push_back(t->operand(i));
+            flows_.push_back({op->result(i), srcs});
+          }
+      } else if (op->is("cuda_tile.if")) {
+        for (size_t i = 0; i < op->numResults(); ++i) {
+          std::vector<const Value *> srcs;
+          for (const Operation *t : exits[op])
+            if (i < t->numOperands())
+              srcs.push_back(t->operand(i));
+          flows_.push_back({op->result(i), srcs});
+        }
+      }
+    }
+    // A destination with no source at all (a loop that never breaks) is unknown, not unseen.
+    for (const auto &f : flows_)
+      if (f.second.empty())
+        set(f.first, kUnknown);
+  }
+
   // The current stride of v; scalars and last-dimension-1 tensors are 0.
   int64_t get(const Value *v) const {
     if (!v->type.isTensor() || lastDim(v->type) == 1)
@@ -274,6 +404,9 @@ private:
   }
   // Meet of values that must agree (loop-carried); unseen ones are ignored.
   void setMeet(const Value *v, std::initializer_list<const Value *> from) {
+    setMeet(v, std::vector<const Value *>(from));
+  }
+  void setMeet(const Value *v, const std::vector<const Value *> &from) {
     int64_t s = kUnseen;
     for (const Value *f : from) {
       int64_t x = get(f);
@@ -291,6 +424,8 @@ private:
 
   void visit(const Operation &op) {
     const std::string &n = op.name();
+    if (n == "cuda_tile.for" || n == "cuda_tile.loop" || n == "cuda_tile.if")
+      return; // flows_
     if (n == "scf.for") {
       const Block &body = *op.region(0)->front();
       const Operation *y = body.terminator();
@@ -331,7 +466,7 @@ private:
   }
 
   int64_t rule(const Operation &op, size_t resultIndex) {
-    const std::string &n = op.name();
+    const std::string n = canonicalName(op);
     if (resultIndex != 0)
       return kUnknown;
     auto in = [&](size_t i) { return get(op.operand(i)); };
@@ -375,7 +510,7 @@ private:
         return 0;
       return kUnknown;
     }
-    if (n == "arith.trunci")
+    if (n == "arith.trunci" || n == "cuda_tile.assume")
       return isKnown(in(0)) ? in(0) : kUnknown;
     if ((n == "arith.remsi" || n == "arith.remui") && isKnown(in(0)) && in(1) == 0)
       return in(0); // assumed: see findAssumed
@@ -384,7 +519,7 @@ private:
       if (in(0) == 0)
         return 0;
       const Operation *d = op.operand(0)->def;
-      if (d && d->is("tt.make_range"))
+      if (d && (d->is("tt.make_range") || d->is("cuda_tile.iota")))
         return 1;
       return kUnknown;
     }
@@ -402,7 +537,7 @@ private:
     std::unordered_set<const Value *> cand;
     // Candidates: pointer tensors from tt.addptr or loops, with a proven stride.
     for (const Operation *op : ops_) {
-      if (op->is("tt.addptr") && op->result(0)->type.isTensor() &&
+      if ((op->is("tt.addptr") || op->is("cuda_tile.offset")) && op->result(0)->type.isTensor() &&
           out_.ptrStride.count(op->result(0)))
         cand.insert(op->result(0));
       if (op->is("scf.for")) {
@@ -432,9 +567,10 @@ private:
           const Operation *op = u.first;
           size_t i = u.second;
           bool accept = false;
-          if ((op->is("tt.load") || op->is("tt.store")) && i == 0)
+          // Tile IR: pointer tiles do not cross control flow (no compact copies there).
+          if ((op->is("tt.load") || op->is("tt.store") || weakTileAccess(*op)) && i == 0)
             accept = true;
-          else if (op->is("tt.addptr") && i == 0)
+          else if ((op->is("tt.addptr") || op->is("cuda_tile.offset")) && i == 0)
             accept = cand.count(op->result(0)) != 0;
           else if (op->is("scf.for") && i >= 3)
             accept = cand.count(op->region(0)->front()->arg(i - 2)) != 0;
@@ -477,6 +613,8 @@ private:
   }
 
   AffineInfo &out_;
+  bool tile_ = false;                                                       // a cuda_tile.entry
+  std::vector<std::pair<const Value *, std::vector<const Value *>>> flows_; // Tile IR
   std::vector<const Operation *> ops_;
   std::unordered_map<const Value *, int64_t> st_;
   bool changed_ = false;

@@ -18,6 +18,15 @@
 // stride (a narrow offset that wrapped, or a failed assumption), whose exact addresses are kept
 // aside (compact_ptr.cpp). Compact tiles are never materialized: tt.addptr updates R row
 // addresses instead of R*L lanes, and loads/stores check bounds once per tile or row.
+//
+// Tile IR (cuda_tile.entry) gets the same analysis through the TTIR op each op's rule follows
+// (iota as make_range, offset as addptr, reshape/broadcast of a one-element tile as a splat,
+// exti as extsi, ...; loop-carried values meet over for/loop/if and their continue/break/yield
+// terminators), so the pointer gathers the conversion leaves inside loops
+// (`offset(broadcast(reshape(base)), start + iota)` then load_ptr_tko/store_ptr_tko) run as
+// compact accesses like their tt.load/tt.store originals. Only weak (plain) load_ptr_tko and
+// store_ptr_tko take compact pointers, and Tile IR pointer tiles that cross control flow stay
+// full. The Tile IR checker (TRITON_TILE_CHECK) does not run the analysis: it records every lane.
 #pragma once
 
 #include <cstdint>

@@ -18,6 +18,8 @@
 #include "exec/compiler.h"
 #include "exec/copy.h"
 #include "exec/memory_common.h"
+#include "exec/shared_emit.h"
+#include "exec/tile_ops.h"
 
 namespace tt::exec {
 namespace {
@@ -460,22 +462,86 @@ template <int ES> void compactStoreK(const Inst &I, Frame &F) {
     streamed(F);
 }
 
+// A load or store through a compact pointer tile; mask/other may be null.
+void emitCompactAccess(Compiler &c, const Operation &op, const CompactPtr &cp, bool load,
+                       const Value *ptr, const Value *val, const Value *mask, const Value *other) {
+  auto *a = c.makeAux<CompactAux>();
+  a->rows = cp.rows;
+  a->rowLen = cp.rowLen;
+  a->stride = cp.strideBytes;
+  DType dt = c.dtype(val);
+  a->es = dtypeSize(dt);
+  a->isBool = dt == DType::I1;
+  a->hasMask = mask != nullptr;
+  a->hasOther = load && other != nullptr;
+  a->intervalMask = mask && c.intervalMask(mask);
+  Ref pr = c.ref(ptr);
+  Ref r1, r2;
+  if (load) {
+    a->forward = c.forwarded(val);
+    if (mask)
+      r1 = c.ref(mask, true);
+    if (a->hasOther)
+      r2 = c.ref(other, true);
+  } else {
+    r1 = c.ref(val, true);
+    if (mask)
+      r2 = c.ref(mask, true);
+  }
+  Inst &I = c.emit(
+      load ? pickBySize(a->es, compactLoadK<1>, compactLoadK<2>, compactLoadK<4>, compactLoadK<8>)
+           : pickBySize(a->es, compactStoreK<1>, compactStoreK<2>, compactStoreK<4>,
+                        compactStoreK<8>),
+      op);
+  I.aux = a;
+  I.in[0] = pr;
+  I.in[1] = r1;
+  I.in[2] = r2;
+  if (load)
+    I.out = c.out(val);
+  I.checked = !c.foreignPointer(ptr);
+  I.n = cp.rows * cp.rowLen;
+}
+
 } // namespace
 
+bool emitCompactLoad(Compiler &c, const Operation &op, const Value *ptr, const Value *mask,
+                     const Value *other, const Value *res) {
+  const CompactPtr *cp = c.compact(ptr);
+  if (!cp)
+    return false;
+  emitCompactAccess(c, op, *cp, true, ptr, res, mask, other);
+  return true;
+}
+
+bool emitCompactStore(Compiler &c, const Operation &op, const Value *ptr, const Value *val,
+                      const Value *mask) {
+  const CompactPtr *cp = c.compact(ptr);
+  if (!cp)
+    return false;
+  emitCompactAccess(c, op, *cp, false, ptr, val, mask, nullptr);
+  return true;
+}
+
+// TTIR's tt.addptr/tt.load/tt.store and interval arith.cmpi/arith.andi; Tile IR's offset and
+// interval cmpi/andi (its pointer accesses come through emitCompactLoad/emitCompactStore).
 bool emitCompact(Compiler &c, const Operation &op) {
   const std::string &name = op.name();
-  if ((name == "arith.cmpi" || name == "arith.andi") && c.intervalMask(op.result(0))) {
+  const bool cmpi = name == "arith.cmpi" || name == "cuda_tile.cmpi";
+  const bool andi = name == "arith.andi" || name == "cuda_tile.andi";
+  if ((cmpi || andi) && op.numResults() == 1 && c.intervalMask(op.result(0))) {
     auto *a = c.makeAux<IntervalAux>();
     const Value *x = op.operand(0), *y = op.operand(1);
     a->L = c.rowLen(op.result(0));
     Ref rx = c.ref(x, true), ry = c.ref(y, true);
-    if (name == "arith.cmpi") {
-      a->pred = static_cast<int>(op.intAttr("predicate"));
+    if (cmpi) {
+      a->pred = static_cast<int>(c.tileIR() ? tileElementwiseKernel(op).predicate
+                                            : op.intAttr("predicate"));
       a->dt = c.dtype(x);
       if (!c.intStride(x, a->sa) || !c.intStride(y, a->sb))
         c.fail(op, "internal error: interval mask without operand strides");
     }
-    Inst &I = c.emit(name == "arith.cmpi" ? intervalCmpK : intervalAndK, op);
+    Inst &I = c.emit(cmpi ? intervalCmpK : intervalAndK, op);
     I.aux = a;
     I.out = c.out(op.result(0));
     I.in[0] = rx;
@@ -483,7 +549,7 @@ bool emitCompact(Compiler &c, const Operation &op) {
     I.n = 1;
     return true;
   }
-  if (name == "tt.addptr") {
+  if (name == "tt.addptr" || name == "cuda_tile.offset") {
     const Value *res = op.result(0), *base = op.operand(0), *off = op.operand(1);
     const CompactPtr *cp = c.compact(res);
     if (!cp)
@@ -531,53 +597,13 @@ bool emitCompact(Compiler &c, const Operation &op) {
     I.n = cp->rows;
     return true;
   }
-  if (name == "tt.load" || name == "tt.store") {
-    const Value *ptr = op.operand(0);
-    const CompactPtr *cp = c.compact(ptr);
-    if (!cp)
-      return false;
-    bool load = name == "tt.load";
-    const Value *val = load ? op.result(0) : op.operand(1);
-    auto *a = c.makeAux<CompactAux>();
-    a->rows = cp->rows;
-    a->rowLen = cp->rowLen;
-    a->stride = cp->strideBytes;
-    DType dt = c.dtype(val);
-    a->es = dtypeSize(dt);
-    a->isBool = dt == DType::I1;
-    Ref pr = c.ref(ptr);
-    Ref r1, r2;
-    if (load) {
-      a->hasMask = op.numOperands() > 1;
-      a->hasOther = op.numOperands() > 2;
-      a->intervalMask = a->hasMask && c.intervalMask(op.operand(1));
-      a->forward = c.forwarded(val);
-      if (a->hasMask)
-        r1 = c.ref(op.operand(1), true);
-      if (a->hasOther)
-        r2 = c.ref(op.operand(2), true);
-    } else {
-      a->hasMask = op.numOperands() > 2;
-      a->intervalMask = a->hasMask && c.intervalMask(op.operand(2));
-      r1 = c.ref(val, true);
-      if (a->hasMask)
-        r2 = c.ref(op.operand(2), true);
-    }
-    Inst &I = c.emit(
-        load ? pickBySize(a->es, compactLoadK<1>, compactLoadK<2>, compactLoadK<4>, compactLoadK<8>)
-             : pickBySize(a->es, compactStoreK<1>, compactStoreK<2>, compactStoreK<4>,
-                          compactStoreK<8>),
-        op);
-    I.aux = a;
-    I.in[0] = pr;
-    I.in[1] = r1;
-    I.in[2] = r2;
-    if (load)
-      I.out = c.out(val);
-    I.checked = !c.foreignPointer(ptr);
-    I.n = cp->rows * cp->rowLen;
-    return true;
+  if (name == "tt.load") {
+    auto opt = [&](size_t i) { return op.numOperands() > i ? op.operand(i) : nullptr; };
+    return emitCompactLoad(c, op, op.operand(0), opt(1), opt(2), op.result(0));
   }
+  if (name == "tt.store")
+    return emitCompactStore(c, op, op.operand(0), op.operand(1),
+                            op.numOperands() > 2 ? op.operand(2) : nullptr);
   return false;
 }
 

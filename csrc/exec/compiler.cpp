@@ -335,7 +335,9 @@ void Compiler::classify(const Operation &func) {
     for (const auto &op : b.ops()) {
       for (size_t i = 0; i < op->numResults(); ++i) {
         const Value *v = op->result(i);
-        if (!v->type.isTensor() || !v->type.element().isPtr() || op->is("tt.splat"))
+        // Tile IR splats (reshape, broadcast) and control flow results are never compact.
+        if (!v->type.isTensor() || !v->type.element().isPtr() || op->is("tt.splat") ||
+            (tileIR() && !op->is("cuda_tile.offset")))
           continue;
         const CompactPtr *cp = affine_.compactOf(v);
         std::string what = cp ? "compact (" + std::to_string(cp->rows) + " rows, stride " +
@@ -353,8 +355,7 @@ void Compiler::classify(const Operation &func) {
             note(*blk);
     }
   };
-  if (!tileIR())
-    note(entry);
+  note(entry);
 }
 
 // Values that share another value's register (views of it, splats of a scalar, loop results).
@@ -929,6 +930,8 @@ void Compiler::prepare(const Operation &func) {
   try {
     if (tileIR()) {
       stripLen_ = chooseStripLen(func);
+      if (!check_) // the checker records every lane of a pointer tile
+        affine_ = analyzeAffine(func);
       analyzeTile(func);
     } else {
       stripLen_ = chooseStripLen(func);

@@ -31,12 +31,13 @@
 // Emitters only see this interface: operand references, result registers, scratch registers
 // and instruction creation. They never read values at prepare time except constants.
 //
-// Tile IR differences (tile_compiler.cpp): no stride analysis (raised views make accesses fast
-// instead); splats are `reshape` + `broadcast` of a one-element tile, which
-// stay broadcast scalars; tokens have no storage (the checker gives them an 8-byte register
-// naming a token set, tile_check.cpp); a tensor_view is a register of int64 words [base,
-// shape..., strides...] and a partition_view shares its tensor_view's register; terminators
-// (yield, continue, break, return) are instructions, so they may sit inside nested ifs.
+// Tile IR differences (tile_compiler.cpp): the stride analysis runs (affine.h) but only for
+// weak pointer gathers outside the checker, and foreign pointers are analyzeTile's; splats are
+// `reshape` + `broadcast` of a one-element tile, which stay broadcast scalars; tokens have no
+// storage (the checker gives them an 8-byte register naming a token set, tile_check.cpp); a
+// tensor_view is a register of int64 words [base, shape..., strides...] and a partition_view shares
+// its tensor_view's register; terminators (yield, continue, break, return) are instructions, so
+// they may sit inside nested ifs.
 #pragma once
 
 #include <cstdint>

@@ -5,7 +5,7 @@
 // A forwarded load copies nothing on its fast path; its readers read the memory. That is only
 // the value the load would have read while nothing can write that memory in between, so:
 //  - the load is a contiguous-capable access whose kernel knows the protocol: a compact tt.load
-//    (compact_ptr.cpp) or a load_view_tko (tile_view.cpp), of a non-i1 tile;
+//    or load_ptr_tko (compact_ptr.cpp) or a load_view_tko (tile_view.cpp), of a non-i1 tile;
 //  - its storage class (the register it shares with other values) holds only such loads and,
 //    on the Tile path, the result of the `if` they are yielded from (the yields' copies set the
 //    pointer, copies.h); the class is read only by elementwise.h kernels (Frame::in), in the
@@ -22,9 +22,11 @@ namespace tt::exec {
 namespace {
 
 bool forwardableLoad(const Operation &op, const Compiler &c, const AffineInfo &affine) {
-  if (!op.is(c.tileIR() ? "cuda_tile.load_view_tko" : "tt.load") || op.numResults() < 1)
+  if (op.numResults() < 1)
     return false;
-  if (!c.tileIR() && !affine.compactOf(op.operand(0)))
+  if (!op.is("cuda_tile.load_view_tko") && !op.is("tt.load") && !op.is("cuda_tile.load_ptr_tko"))
+    return false;
+  if (!op.is("cuda_tile.load_view_tko") && !affine.compactOf(op.operand(0)))
     return false;
   const Value *v = op.result(0);
   return v->type.isTensor() && v->type.numel() > 1 && dtypeOf(v->type.element()) != DType::I1;

@@ -68,6 +68,15 @@ void emitAtomicCasAs(Compiler &c, const Operation &op, const Value *ptr, const V
 // A memory fence of `sem` (acquire after a load, release before a store).
 void emitFence(Compiler &c, const Operation &op, int sem);
 
+// ---- compact_ptr.cpp (compact pointer tiles, affine.h) ----
+
+// A plain load/store through a compact pointer tile; false (nothing emitted) when ptr is not
+// compact. mask/other may be null.
+bool emitCompactLoad(Compiler &c, const Operation &op, const Value *ptr, const Value *mask,
+                     const Value *other, const Value *res);
+bool emitCompactStore(Compiler &c, const Operation &op, const Value *ptr, const Value *val,
+                      const Value *mask);
+
 // ---- dot.cpp ----
 
 enum DotPrecision { kDotTF32 = 0, kDotTF32x3 = 1, kDotIEEE = 2 };

@@ -122,6 +122,8 @@ bool emitTileElementwise(Compiler &c, const Operation &op) {
   if (n.empty() || op.numResults() != 1)
     return false;
   const Value *res = op.result(0);
+  if (emitCompact(c, op)) // compact offsets, interval masks (affine.h)
+    return true;
   if (n == "select") {
     emitSelectAs(c, op, op.operand(0), op.operand(1), op.operand(2), res);
     return true;

@@ -1,5 +1,6 @@
 // Tile IR memory ops: views (tile_view.cpp), pointer-tile gathers/scatters and atomics
-// (memory.cpp's kernels), each preceded by the checker's record when it is on (tile_check.h).
+// (memory.cpp's kernels, or compact_ptr.cpp's when the pointer tile is compact, affine.h), each
+// preceded by the checker's record when it is on (tile_check.h).
 //
 // Rules:
 //  - optional operands are found through operandSegmentSizes; a token operand carries no data
@@ -85,6 +86,9 @@ void storeView(Compiler &c, const Operation &op) {
 void loadPtr(Compiler &c, const Operation &op) {
   auto g = segments(c, op, 4);
   const Value *res = op.result(0);
+  // Compact pointer tiles (affine.h) are only chosen for weak accesses outside the checker.
+  if (emitCompactLoad(c, op, first(g[0]), first(g[1]), first(g[2]), res))
+    return;
   if (c.checking())
     emitCheckPointerAccess(c, op, first(g[0]), first(g[1]), first(g[3]), resultToken(op),
                            dtypeSize(c.dtype(res)), false, semOf(op) != 0);
@@ -93,6 +97,8 @@ void loadPtr(Compiler &c, const Operation &op) {
 
 void storePtr(Compiler &c, const Operation &op) {
   auto g = segments(c, op, 4);
+  if (emitCompactStore(c, op, first(g[0]), first(g[1]), first(g[2])))
+    return;
   if (c.checking())
     emitCheckPointerAccess(c, op, first(g[0]), first(g[2]), first(g[3]), resultToken(op),
                            dtypeSize(c.dtype(first(g[1]))), true, semOf(op) != 0);
