@@ -212,7 +212,7 @@ FAMILIES = ["vector_add", "softmax", "layer_norm", "matmul", "matmul_tma", "atte
 # Tile case also runs with these occupancy hints, and the table shows the default and the best.
 TILE_OCCUPANCY = {"vector add fp32": [], "softmax fp16": [4, 16], "softmax bf16": [4, 16],
                   "layer norm fp16": [4, 16], "matmul fp16": [2], "matmul bf16": [2],
-                  "matmul TMA fp16": [2], "matmul desc fp16": [2],
+                  "matmul TMA fp16": [1], "matmul desc fp16": [1],
                   "attention fwd fp16": [2]}
 
 

@@ -588,8 +588,11 @@ def test_descriptor_fallback_gathers_in_chunks_of_rows():
     tt.descriptor_store %e[%c3_i32, %c3_i32], %x : !tt.tensordesc<tensor<64x32xf32>>, tensor<64x32xf32>"""
     r, out = convert(kernel(body), "k")
     assert r.unsupported == []
-    assert out.count("load_ptr_tko") == 2 and out.count("store_ptr_tko") == 2
+    assert out.count("load_ptr_tko") == 2  # two 32-row chunks, joined by cat
+    # the store's chunks are a loop (the path is rarely taken: it stays small)
+    assert out.count("store_ptr_tko") == 1
+    assert re.search(r"for %\w+ in \(%c0_i32\w* to %c2_i32", out)
     assert re.search(r"cat %[\w#]+, %[\w#]+ dim = 0 : tile<32x32xf32>, tile<32x32xf32> -> "
                      r"tile<64x32xf32>", out)
-    assert re.search(r"extract %[\w#]+\[%c1_i32, %c0_i32\w*\] : tile<64x32xf32> -> "
+    assert re.search(r"extract %[\w#]+\[%\w+, %c0_i32\w*\] : tile<64x32xf32> -> "
                      r"tile<32x32xf32>", out)

@@ -889,7 +889,7 @@ private:
 
   // The general form, for rows [row0, row0 + rows) of the box (dimension 0): a pointer tile
   // and the bounds mask (null when nothing is checked).
-  std::pair<Value *, Value *> boxPointers(const Box &a, int64_t row0, int64_t rows) {
+  std::pair<Value *, Value *> boxPointers(const Box &a, Value *row0, int64_t rows) {
     std::vector<int64_t> shape = a.block.shape();
     shape[0] = rows;
     Type full = Type::tensor(shape, i64());
@@ -898,7 +898,7 @@ private:
       Value *idx = make1("iota", {}, Type::tensor({shape[d]}, i64()));
       Value *start = toI64(get(a.offsets[d]));
       if (d == 0 && row0)
-        start = make1("addi", {start, constInt(row0, i64())}, i64());
+        start = make1("addi", {start, row0}, i64());
       idx = make1("addi", {idx, splat(start, idx->type)}, idx->type);
       std::vector<int64_t> s(shape.size(), 1);
       s[d] = shape[d];
@@ -940,7 +940,7 @@ private:
     part[0] = rows;
     std::vector<Value *> chunks;
     for (int64_t r = 0; r < total; r += rows) {
-      auto [ptrs, mask] = boxPointers(a, r, rows);
+      auto [ptrs, mask] = boxPointers(a, r ? constInt(r, i64()) : nullptr, rows);
       std::vector<Value *> ops = {ptrs, mask, paddingTile(t.withShape(part), a.pad)};
       chunks.push_back(
           make("load_ptr_tko", ops, {t.withShape(part), Type::token()}, memoryAttrs({1, 1, 1, 0}))
@@ -959,19 +959,32 @@ private:
     return chunks[0];
   }
 
-  // `val` stored through pointers, chunk by chunk (extract per rows of dimension 0).
+  // `val` stored through pointers, chunk by chunk (extract per rows of dimension 0), in a loop
+  // so that the rarely taken path stays small.
   void boxScatter(const Box &a, Value *val) {
     int64_t rows = chunkRows(a.block), total = a.block.shape()[0];
     std::vector<int64_t> part = a.block.shape();
     part[0] = rows;
-    for (int64_t r = 0; r < total; r += rows) {
-      auto [ptrs, mask] = boxPointers(a, r, rows);
-      std::vector<Value *> ops = {val, constInt(r / rows, i32())};
-      for (size_t d = 1; d < part.size(); ++d)
-        ops.push_back(constInt(0, i32()));
-      Value *chunk = rows == total ? val : make1("extract", ops, val->type.withShape(part));
-      make("store_ptr_tko", {ptrs, chunk, mask}, {Type::token()}, memoryAttrs({1, 1, 1, 0}));
+    if (rows == total) {
+      auto [ptrs, mask] = boxPointers(a, nullptr, rows);
+      make("store_ptr_tko", {ptrs, val, mask}, {Type::token()}, memoryAttrs({1, 1, 1, 0}));
+      return;
     }
+    Operation *loop = make(
+        "for", {constInt(0, i32()), constInt(total / rows, i32()), constInt(1, i32())}, {}, {}, 1);
+    Block *body = loop->region(0)->addBlock();
+    Value *k = body->addArg(i32());
+    auto ip = b_.saveInsertionPoint();
+    b_.setInsertionPointToEnd(body);
+    Value *row0 = make1("muli", {toI64(k), constInt(rows, i64())}, i64());
+    auto [ptrs, mask] = boxPointers(a, row0, rows);
+    std::vector<Value *> ops = {val, k};
+    for (size_t d = 1; d < part.size(); ++d)
+      ops.push_back(constInt(0, i32()));
+    Value *chunk = make1("extract", ops, val->type.withShape(part));
+    make("store_ptr_tko", {ptrs, chunk, mask}, {Type::token()}, memoryAttrs({1, 1, 1, 0}));
+    make("continue", {}, {});
+    b_.restoreInsertionPoint(ip);
   }
 
   // if (in range) { view access } else { masked pointer access }, yielding `results`.
