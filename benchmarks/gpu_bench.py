@@ -229,10 +229,12 @@ WORKER_WARPS = {"env": {"TRITON_TILE_WORKER_WARPS": "on"}}
 # And without the branches that keep views exact (TRITON_TILE_VIEW_GUARDS=0: unsafe, these
 # inputs never need them): what the loop versioning and in-place checks cost.
 UNGUARDED = {"env": {"TRITON_TILE_VIEW_GUARDS": "0"}}
+UNVERSIONED = {"env": {"TRITON_TILE_VERSION_LOOPS": "0"}}  # only the loops' conditions assumed
 # And one-dimensional tiles in loops raised to views too (by default they stay gathers).
 ALL_VIEWS = {"env": {"TRITON_TILE_RAISE_VIEWS": "all"}}
 COLUMNS = {"per-access views": PER_ACCESS, "all views": ALL_VIEWS, "no TMA": NO_TMA,
-           "worker warps": WORKER_WARPS, "unguarded": UNGUARDED, "pointers": POINTER_VARIANT}
+           "worker warps": WORKER_WARPS, "unguarded": UNGUARDED, "unversioned": UNVERSIONED,
+           "pointers": POINTER_VARIANT}
 
 
 def tile_variants(case: Case) -> List[dict]:
@@ -322,7 +324,7 @@ def run_case(case: Case) -> dict:
     tile = tiles[0]
     # best: over what a user sets (occupancy, worker warps), not the comparison-only knobs
     views = [t for t in tiles if t["config"] not in
-             ("pointers", "per-access views", "all views", "no TMA", "unguarded")]
+             ("pointers", "per-access views", "all views", "no TMA", "unguarded", "unversioned")]
     best = min((t for t in views if t["ok"]), key=lambda t: t["ms"], default=tile)
     columns = {name: next(t for t in tiles if t["config"] == name) for name in COLUMNS}
     twin = ptx_gpu.twin_of(case.kernel)
@@ -405,7 +407,8 @@ def main(args) -> int:
           "index-views); all views = TRITON_TILE_RAISE_VIEWS=all (1-D tiles in loops too); "
           "no TMA = TRITON_TILE_ALLOW_TMA=0; worker warps = "
           "TRITON_TILE_WORKER_WARPS=on (num_warps as num_worker_warps_per_cta); unguarded = "
-          "TRITON_TILE_VIEW_GUARDS=0 (unsafe); pointers = "
+          "TRITON_TILE_VIEW_GUARDS=0 (unsafe); unversioned = TRITON_TILE_VERSION_LOOPS=0 "
+          "(unsafe); pointers = "
           "TRITON_TILE_RAISE_VIEWS=0 (pointer gathers, as NVIDIA's backend); columns in "
           "GB/s or TFLOP/s")
     if failures:

@@ -169,6 +169,10 @@ class Knobs(types.ModuleType):
     worker_warps = _Env("TRITON_TILE_WORKER_WARPS", _choice("auto", "on", "off"), "auto",
                         "num_warps (4 or 8) as Tile IR's num_worker_warps_per_cta hint: auto = "
                         "for kernels with reductions, on = always, off = never", changes_code=True)
+    version_loops = _Env("TRITON_TILE_VERSION_LOOPS", _parse_bool, True,
+                         "0 (measurements only, unsafe): loops are not versioned, the "
+                         "conditions of their tile-index accesses are assumed",
+                         changes_code=True)
     view_guards = _Env("TRITON_TILE_VIEW_GUARDS", _parse_bool, True,
                        "0 (measurements only, unsafe): no branch around view accesses that "
                        "may be empty, out of range or wrap", changes_code=True)

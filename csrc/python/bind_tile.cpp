@@ -24,6 +24,7 @@ void bindTile(py::module_ &m) {
       .def_readwrite("worker_warps", &TileOptions::workerWarps)
       .def_readwrite("worker_warps_auto", &TileOptions::workerWarpsAuto)
       .def_readwrite("guard_views", &TileOptions::guardViews)
+      .def_readwrite("version_loops", &TileOptions::versionLoops)
       .def_readwrite("alias_classes", &TileOptions::aliasClasses);
 
   py::class_<TileConversion>(m, "TileConversion")

@@ -66,6 +66,7 @@ def tile_options(options, alias_classes=(), arch=None, ttir_text: str = ""):
     o.worker_warps = worker_warps(options)
     o.worker_warps_auto = knobs.worker_warps == "auto"
     o.guard_views = knobs.view_guards
+    o.version_loops = knobs.version_loops
     o.alias_classes = [list(c) for c in alias_classes]
     return o
 

@@ -1422,7 +1422,7 @@ private:
     std::vector<IndexCond> conds;
     if (opts_.raiseViews && opts_.indexViews)
       conds = planLoopAccesses(o, *o.region(0)->front(), planned);
-    if (conds.empty() || !opts_.guardViews) {
+    if (conds.empty() || !opts_.guardViews || !opts_.versionLoops) {
       loop(o);
     } else {
       std::vector<Type> types = resultTypesOf(o);

@@ -40,6 +40,9 @@ struct TileOptions {
   // Measurement only (TRITON_TILE_VIEW_GUARDS=0): no branch around view accesses whose box may
   // be empty, out of range or wrap (Tile IR leaves those undefined): wrong answers when they do.
   bool guardViews = true;
+  // Measurement only (TRITON_TILE_VERSION_LOOPS=0): loops are not versioned; the conditions
+  // of their tile-index accesses are assumed (wrong answers when they fail).
+  bool versionLoops = true;
   // Pointer arguments known at launch to alias (same address); each inner vector is one class
   // of argument indices. Accesses through one class are ordered as one buffer.
   std::vector<std::vector<int>> aliasClasses;
