@@ -237,9 +237,14 @@ COLUMNS = {"per-access views": PER_ACCESS, "all views": ALL_VIEWS, "no TMA": NO_
            "pointers": POINTER_VARIANT}
 
 
+# num_stages is the latency hint of loads and stores (1..10: how heavy the DRAM traffic is).
+TILE_STAGES = {"softmax fp16": [1, 8], "softmax bf16": [1, 8], "layer norm fp16": [1, 8]}
+
+
 def tile_variants(case: Case) -> List[dict]:
     occ = [{"occupancy": o} for o in TILE_OCCUPANCY.get(case.name, [])]
-    return [{}] + occ + list(COLUMNS.values())
+    stages = [{"num_stages": n} for n in TILE_STAGES.get(case.name, [])]
+    return [{}] + occ + stages + list(COLUMNS.values())
 
 
 def _config_name(extra: dict) -> str:
