@@ -361,7 +361,7 @@ def main(args) -> int:
             for extra in tile_variants(c):
                 meta = {k: v for k, v in extra.items() if k != "env"}
                 with _Env(extra.get("env", {})):
-                    k = c.kernel.warmup(*c.args, grid=c.grid, enable_tile=True, **c.meta, **meta)
+                    k = c.kernel.warmup(*c.args, grid=c.grid, enable_tile=True, **dict(c.meta, **meta))
                 print(f"  {c.name:20s} {c.label:22s} {str(extra):18s} -> {k.metadata.path} "
                       f"{k.metadata.target} {len(k.asm.get('cubin', b''))} bytes of cubin",
                       flush=True)
