@@ -359,9 +359,9 @@ def main(args) -> int:
         for make in cases(t, args.quick, args.only):
             c = make()
             for extra in tile_variants(c):
-                meta = {k: v for k, v in extra.items() if k != "env"}
+                meta = dict(c.meta, **{k: v for k, v in extra.items() if k != "env"})
                 with _Env(extra.get("env", {})):
-                    k = c.kernel.warmup(*c.args, grid=c.grid, enable_tile=True, **dict(c.meta, **meta))
+                    k = c.kernel.warmup(*c.args, grid=c.grid, enable_tile=True, **meta)
                 print(f"  {c.name:20s} {c.label:22s} {str(extra):18s} -> {k.metadata.path} "
                       f"{k.metadata.target} {len(k.asm.get('cubin', b''))} bytes of cubin",
                       flush=True)
