@@ -904,25 +904,30 @@ private:
     shape[0] = rows;
     Type full = Type::tensor(shape, i64());
     Value *offs = nullptr, *mask = nullptr;
+    // Per dimension on its own vector (index * stride, in range), then broadcast: the full-size
+    // work is one add and one and per dimension.
+    auto spread = [&](Value *v, size_t d) {
+      std::vector<int64_t> s(shape.size(), 1);
+      s[d] = shape[d];
+      v = make1("reshape", {v}, v->type.withShape(s));
+      Type to = v->type.withShape(shape);
+      return v->type == to ? v : make1("broadcast", {v}, to);
+    };
     for (size_t d = 0; d < shape.size(); ++d) {
-      Value *idx = make1("iota", {}, Type::tensor({shape[d]}, i64()));
+      Type vec = Type::tensor({shape[d]}, i64());
       Value *start = toI64(get(a.offsets[d]));
       if (d == 0 && row0)
         start = make1("addi", {start, row0}, i64());
-      idx = make1("addi", {idx, splat(start, idx->type)}, idx->type);
-      std::vector<int64_t> s(shape.size(), 1);
-      s[d] = shape[d];
-      idx = make1("reshape", {idx}, Type::tensor(s, i64()));
-      if (idx->type != full)
-        idx = make1("broadcast", {idx}, full);
-      Value *term = make1("muli", {idx, splat(toI64(get(a.strides[d])), full)}, full);
+      Value *idx = make1("addi", {make1("iota", {}, vec), splat(start, vec)}, vec);
+      Value *term = spread(make1("muli", {idx, splat(toI64(get(a.strides[d])), vec)}, vec), d);
       offs = offs ? make1("addi", {offs, term}, full) : term;
       if (!a.checked[d])
         continue;
       Value *in = make1("andi",
-                        {cmp64(idx, constInt(0, full), tile::kGe),
-                         cmp64(idx, splat(toI64(get(a.shape[d])), full), tile::kLt)},
-                        full.withElement(i1()));
+                        {cmp64(idx, constInt(0, vec), tile::kGe),
+                         cmp64(idx, splat(toI64(get(a.shape[d])), vec), tile::kLt)},
+                        vec.withElement(i1()));
+      in = spread(in, d);
       mask = mask ? make1("andi", {mask, in}, in->type) : in;
     }
     Type ptrs = Type::tensor(shape, a.base->type);
