@@ -422,19 +422,20 @@ def test_default_occupancy_hint_by_kernel_class():
     from triton_tile.compiler import tile_stage
 
     class Options:
-        occupancy, num_ctas, num_stages, num_warps = None, 1, 0, 8
+        occupancy, num_ctas, num_stages, num_warps = None, 1, 3, 8
 
     ttir = C.parse_ttir(VADD, "v.ttir")
     out = C.print_tile(tile_stage.convert(ttir, "vadd", Options()).module)
     assert "occupancy = 8 : i32" in out  # memory-bound: 8 CTAs per SM unless told otherwise
-    # no reduction, no dot in nested loops: tileiras picks its warps
-    assert "num_worker_warps_per_cta" not in out
+    # no reduction, no dot in nested loops: tileiras picks its warps; no dot: and the latency
+    assert "num_worker_warps_per_cta" not in out and "latency" not in out
     Options.occupancy = 1
     out = C.print_tile(tile_stage.convert(ttir, "vadd", Options()).module)
     assert "occupancy = 1 : i32" in out  # the user's hint wins
     m = C.parse_ttir(MATMUL_K_LOOP, "mm.ttir")
-    Options.occupancy = None
-    assert "occupancy = 2 : i32" in C.print_tile(tile_stage.convert(m, "mm", Options()).module)
+    Options.occupancy, Options.num_stages = None, 3
+    out = C.print_tile(tile_stage.convert(m, "mm", Options()).module)
+    assert "occupancy = 2 : i32" in out and "latency = 3 : i32" in out
 
 
 # A loop over K in blocks of 64 (Triton's matmul inner loop, one operand): the pointer tile

@@ -56,7 +56,10 @@ def tile_options(options, alias_classes=(), arch=None, ttir_text: str = ""):
     o.ftz = knobs.enable_ftz
     o.occupancy = options.occupancy or (default_occupancy(ttir_text) if ttir_text else 0)
     o.num_ctas = options.num_ctas
-    o.num_stages = options.num_stages
+    # num_stages is Triton's pipelining depth for loops feeding dots; NVIDIA's backend passes it
+    # as the latency hint of every load and store. Here only kernels with dots get it: in the
+    # others tileiras's own estimate measured 8-10% faster on layer norm (H200; softmax even).
+    o.num_stages = options.num_stages if "tt.dot " in ttir_text else 0
     o.arch = arch or knobs.target or "sm_90"
     o.raise_views = knobs.raise_views != "off"
     o.loop_vector_views = knobs.raise_views == "all"
