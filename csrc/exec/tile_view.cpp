@@ -158,26 +158,9 @@ template <int ES> void viewStoreK(const Inst &I, Frame &F) {
 
 void paddingBytes(Padding p, DType dt, std::array<char, 8> &out, bool &zero) {
   out.fill(0);
-  double v = 0;
-  switch (p) {
-  case Padding::NegZero:
-    v = -0.0;
-    break;
-  case Padding::NaN:
-    v = std::nan("");
-    break;
-  case Padding::PosInf:
-    v = INFINITY;
-    break;
-  case Padding::NegInf:
-    v = -INFINITY;
-    break;
-  default:
-    break;
-  }
   zero = p == Padding::None || p == Padding::Zero || !isFloatDType(dt);
   if (!zero)
-    encodeConstant(out.data(), dt, true, v, 0);
+    encodeConstant(out.data(), dt, true, paddingValue(p), 0);
 }
 
 // A make_tensor_view whose views have exactly one access, in its own block with nothing between

@@ -1,5 +1,6 @@
 #include "ir/type.h"
 
+#include <cmath>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -145,6 +146,21 @@ Type Type::function(const std::vector<Type> &inputs, const std::vector<Type> &re
   }
   s.spelling = sp;
   return table().intern(std::move(s));
+}
+
+double paddingValue(Padding p) {
+  switch (p) {
+  case Padding::NegZero:
+    return -0.0;
+  case Padding::NaN:
+    return std::nan("");
+  case Padding::PosInf:
+    return INFINITY;
+  case Padding::NegInf:
+    return -INFINITY;
+  default:
+    return 0.0;
+  }
 }
 
 const char *paddingName(Padding p) {

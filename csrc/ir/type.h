@@ -128,6 +128,8 @@ struct TypeStorage {
 
 const char *floatKindName(FloatKind k);
 const char *paddingName(Padding p);
+// The float a padding stands for (0 for None and Zero).
+double paddingValue(Padding p);
 
 } // namespace tt
 

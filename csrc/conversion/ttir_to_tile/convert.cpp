@@ -699,24 +699,7 @@ private:
   Value *paddingTile(Type t, Padding p) {
     if (!t.element().isFloat())
       return constInt(0, t);
-    double v = 0;
-    switch (p) {
-    case Padding::NegZero:
-      v = -0.0;
-      break;
-    case Padding::NaN:
-      v = std::nan("");
-      break;
-    case Padding::PosInf:
-      v = INFINITY;
-      break;
-    case Padding::NegInf:
-      v = -INFINITY;
-      break;
-    default:
-      break;
-    }
-    return constFloat(v, t);
+    return constFloat(paddingValue(p), t);
   }
 
   void generalStore(const Operation &o) {
