@@ -75,20 +75,6 @@ ParallelCopy makeCopies(Compiler &c, const std::vector<Value *> &srcs,
 
 namespace {
 
-std::vector<const Value *> blockArgs(const Block &b, size_t from) {
-  std::vector<const Value *> v;
-  for (size_t i = from; i < b.numArgs(); ++i)
-    v.push_back(b.arg(i));
-  return v;
-}
-
-std::vector<const Value *> results(const Operation &op) {
-  std::vector<const Value *> v;
-  for (size_t i = 0; i < op.numResults(); ++i)
-    v.push_back(op.result(i));
-  return v;
-}
-
 std::vector<Value *> asOperands(const std::vector<const Value *> &v) {
   std::vector<Value *> r;
   for (const Value *x : v)
@@ -151,7 +137,7 @@ void emitFor(Compiler &c, const Operation &op) {
   if (!y || !y->is("scf.yield"))
     c.fail(op, "the body must end in scf.yield");
   a->yield = makeCopies(c, y->operands, iters);
-  a->toResults = makeCopies(c, asOperands(iters), results(op));
+  a->toResults = makeCopies(c, asOperands(iters), resultsOf(op));
   c.emit(forK, op).aux = a;
 }
 
@@ -177,7 +163,7 @@ void ifK(const Inst &I, Frame &F) {
 void emitIf(Compiler &c, const Operation &op) {
   auto *a = c.makeAux<IfAux>();
   a->cond = c.ref(op.operand(0));
-  auto res = results(op);
+  auto res = resultsOf(op);
   for (int r = 0; r < 2; ++r) {
     if (static_cast<size_t>(r) >= op.numRegions() || op.region(r)->empty()) {
       if (!res.empty())
@@ -237,7 +223,7 @@ void emitWhile(Compiler &c, const Operation &op) {
   if (!y || !y->is("scf.yield"))
     c.fail(op, "the after region must end in scf.yield");
   a->yield = makeCopies(c, y->operands, bargs);
-  a->toResults = makeCopies(c, asOperands(aargs), results(op));
+  a->toResults = makeCopies(c, asOperands(aargs), resultsOf(op));
   c.emit(whileK, op).aux = a;
 }
 

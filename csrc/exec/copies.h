@@ -40,6 +40,21 @@ struct ParallelCopy {
 ParallelCopy makeCopies(Compiler &c, const std::vector<Value *> &srcs,
                         const std::vector<const Value *> &dsts);
 
+// The usual destinations of those copies: a block's arguments from `from` on, an op's results.
+inline std::vector<const Value *> blockArgs(const Block &b, size_t from) {
+  std::vector<const Value *> v;
+  for (size_t i = from; i < b.numArgs(); ++i)
+    v.push_back(b.arg(i));
+  return v;
+}
+
+inline std::vector<const Value *> resultsOf(const Operation &op) {
+  std::vector<const Value *> v;
+  for (size_t i = 0; i < op.numResults(); ++i)
+    v.push_back(op.result(i));
+  return v;
+}
+
 // Copies a compact pointer tile: row addresses and limits, then only the exception lanes.
 inline void copyCompact(Frame &F, uint32_t src, uint32_t dst, int64_t R, int64_t L) {
   if (src == dst)

@@ -36,20 +36,6 @@ const Operation *exitTarget(const Operation &term) {
 
 namespace {
 
-std::vector<const Value *> argsFrom(const Block &b, size_t from) {
-  std::vector<const Value *> v;
-  for (size_t i = from; i < b.numArgs(); ++i)
-    v.push_back(b.arg(i));
-  return v;
-}
-
-std::vector<const Value *> resultsOf(const Operation &op) {
-  std::vector<const Value *> v;
-  for (size_t i = 0; i < op.numResults(); ++i)
-    v.push_back(op.result(i));
-  return v;
-}
-
 // Leaves the loop body with `kind` after an iteration's loop kernel; true: stop looping.
 inline bool consumeExit(Frame &F) {
   if (F.exit == kExitContinue || F.exit == kNoExit) {
@@ -119,7 +105,7 @@ void emitFor(Compiler &c, const Operation &op) {
   a->isUnsigned = op.hasAttr("unsignedCmp");
   a->ivOff = c.out(body.arg(0));
   std::vector<Value *> inits(op.operands.begin() + 3, op.operands.end());
-  a->init = makeCopies(c, inits, argsFrom(body, 1));
+  a->init = makeCopies(c, inits, blockArgs(body, 1));
   c.compileBlock(body, a->body);
   c.emit(forK, op).aux = a;
 }
@@ -144,7 +130,7 @@ void loopK(const Inst &I, Frame &F) {
 void emitLoop(Compiler &c, const Operation &op) {
   auto *a = c.makeAux<LoopAux>();
   const Block &body = *op.region(0)->front();
-  a->init = makeCopies(c, op.operands, argsFrom(body, 0));
+  a->init = makeCopies(c, op.operands, blockArgs(body, 0));
   c.compileBlock(body, a->body);
   c.emit(loopK, op).aux = a;
 }
@@ -211,7 +197,7 @@ bool emitTerminator(Compiler &c, const Operation &op) {
     a->kind = kExitReturn;
   } else if (op.is("cuda_tile.continue")) {
     const Block &body = *target->region(0)->front();
-    a->copies = makeCopies(c, op.operands, argsFrom(body, target->is("cuda_tile.for") ? 1 : 0));
+    a->copies = makeCopies(c, op.operands, blockArgs(body, target->is("cuda_tile.for") ? 1 : 0));
     a->kind = kExitContinue;
     if (op.parentBlock() == &body) { // the end of the body: no need to stop anything
       if (!a->copies.empty())
