@@ -269,15 +269,7 @@ class TileGPUKernel(cc.CompiledKernel):
         grid3 = cc.normalize_grid(grid)
 
         def runner(*args, stream=None, **_ignored):
-            if len(args) != len(self.param_types):
-                raise TypeError(f"{self.name}: expected {len(self.param_types)} arguments "
-                                f"(constexprs included), got {len(args)}")
-            vals = []
-            for i, (a, t) in enumerate(zip(args, self.param_types)):
-                try:
-                    vals.append(sp.runtime_value(a, t))
-                except sp.ArgError as e:
-                    raise e.exc_type(f"{self.name}: argument #{i} {e}") from None
+            vals = sp.runtime_values(self.name, args, self.param_types)
             buf = sp.launch_device([f"#{i}" for i in range(len(vals))], vals, self.name)
             if buf is None:
                 raise TypeError(f"{self.name}: a GPU kernel needs CUDA arrays")

@@ -82,15 +82,7 @@ class CompiledKernel:
         grid3 = normalize_grid(grid)
 
         def runner(*args, stream=None, **_ignored):
-            if len(args) != len(self.param_types):
-                raise TypeError(f"{self.name}: expected {len(self.param_types)} arguments "
-                                f"(constexprs included), got {len(args)}")
-            vals = []
-            for i, (a, t) in enumerate(zip(args, self.param_types)):
-                try:
-                    vals.append(sp.runtime_value(a, t))
-                except sp.ArgError as e:
-                    raise e.exc_type(f"{self.name}: argument #{i} {e}") from None
+            vals = sp.runtime_values(self.name, args, self.param_types)
             self.launch(grid3, executor_args(sp.flatten_runtime(vals)))
             return self
 

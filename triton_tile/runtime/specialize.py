@@ -396,6 +396,21 @@ def runtime_value(value, type_str, warmup: bool = False):
     return _int_runtime(v) if v >= _I64_MAX else v
 
 
+def runtime_values(name: str, args, param_types) -> list:
+    """Executor values of a compiled kernel's direct launch (`compiled[grid](*all_args)`): every
+    parameter in order, constexprs included; errors name the kernel and the argument."""
+    if len(args) != len(param_types):
+        raise TypeError(f"{name}: expected {len(param_types)} arguments (constexprs included), "
+                        f"got {len(args)}")
+    vals = []
+    for i, (a, t) in enumerate(zip(args, param_types)):
+        try:
+            vals.append(runtime_value(a, t))
+        except ArgError as e:
+            raise e.exc_type(f"{name}: argument #{i} {e}") from None
+    return vals
+
+
 def tuple_constants(value, types):
     """A tuple argument's compile-time view for the frontend: the values of its constexpr
     elements (None elsewhere), nested, with the namedtuple type kept."""
