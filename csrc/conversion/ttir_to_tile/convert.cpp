@@ -1193,7 +1193,7 @@ private:
     std::optional<ViewPlan> view = planView(o, why);
     if (!view)
       return std::nullopt;
-    return planIndexFromView(o, *view, loop, index_, why);
+    return planIndexFromView(*view, loop, index_, why);
   }
 
   Value *indexedLoad(const Operation &o, const IndexPlan &p) {

@@ -320,9 +320,6 @@ private:
     Poly lb = polys.of(f.operand(0));
     Poly ub = polys.of(f.operand(1));
     Poly step = polys.of(f.operand(2));
-    for (const Poly *p : {&lb, &ub, &step})
-      if (!allLeaves(*p, [&](const Value *v) { return invariant(v); }))
-        return false;
     int64_t a;
     Poly r;
     if (c.div) {
@@ -462,10 +459,8 @@ bool splitOffset(Poly offset, const std::vector<Poly> &strides, const std::vecto
 
 } // namespace
 
-std::optional<IndexPlan> planIndexFromView(const Operation &access, const ViewPlan &view,
-                                           const Operation &loop, const IndexContext &ctx,
-                                           std::string &why) {
-  (void)access;
+std::optional<IndexPlan> planIndexFromView(const ViewPlan &view, const Operation &loop,
+                                           const IndexContext &ctx, std::string &why) {
   Planner pl(loop, ctx);
   IndexPlan plan;
   plan.base = view.base;

@@ -81,9 +81,8 @@ struct IndexContext {
 bool strideIsNarrowed(const Poly &stride);
 
 // The tile-index plan of a raised pointer access (`plan` from planView) inside `loop`.
-std::optional<IndexPlan> planIndexFromView(const Operation &access, const ViewPlan &plan,
-                                           const Operation &loop, const IndexContext &ctx,
-                                           std::string &why);
+std::optional<IndexPlan> planIndexFromView(const ViewPlan &plan, const Operation &loop,
+                                           const IndexContext &ctx, std::string &why);
 
 // The same for a box access (descriptor or block pointer): per dimension the coordinate, the
 // extent (null when the dimension is not bounds-checked) and the stride, all TTIR scalars.
