@@ -230,11 +230,14 @@ WORKER_WARPS = {"env": {"TRITON_TILE_WORKER_WARPS": "on"}}
 # inputs never need them): what the loop versioning and in-place checks cost.
 UNGUARDED = {"env": {"TRITON_TILE_VIEW_GUARDS": "0"}}
 UNVERSIONED = {"env": {"TRITON_TILE_VERSION_LOOPS": "0"}}  # only the loops' conditions assumed
+# And loops versioned inside the kernel (TRITON_TILE_LAUNCH_GUARDS=0): both versions in one
+# kernel, where by default the host decides the conditions and the kernel has one.
+IN_KERNEL = {"env": {"TRITON_TILE_LAUNCH_GUARDS": "0"}}
 # And one-dimensional tiles in loops raised to views too (by default they stay gathers).
 ALL_VIEWS = {"env": {"TRITON_TILE_RAISE_VIEWS": "all"}}
 COLUMNS = {"per-access views": PER_ACCESS, "all views": ALL_VIEWS, "no TMA": NO_TMA,
            "worker warps": WORKER_WARPS, "unguarded": UNGUARDED, "unversioned": UNVERSIONED,
-           "pointers": POINTER_VARIANT}
+           "in-kernel versions": IN_KERNEL, "pointers": POINTER_VARIANT}
 
 
 # num_stages is the latency hint of loads and stores (1..10: how heavy the DRAM traffic is; 0:
@@ -332,7 +335,8 @@ def run_case(case: Case) -> dict:
     tile = tiles[0]
     # best: over what a user sets (occupancy, worker warps), not the comparison-only knobs
     views = [t for t in tiles if t["config"] not in
-             ("pointers", "per-access views", "all views", "no TMA", "unguarded", "unversioned")]
+             ("pointers", "per-access views", "all views", "no TMA", "unguarded", "unversioned",
+              "in-kernel versions")]
     best = min((t for t in views if t["ok"]), key=lambda t: t["ms"], default=tile)
     columns = {name: next(t for t in tiles if t["config"] == name) for name in COLUMNS}
     twin = ptx_gpu.twin_of(case.kernel)
@@ -416,7 +420,8 @@ def main(args) -> int:
           "no TMA = TRITON_TILE_ALLOW_TMA=0; worker warps = "
           "TRITON_TILE_WORKER_WARPS=on (num_warps as num_worker_warps_per_cta); unguarded = "
           "TRITON_TILE_VIEW_GUARDS=0 (unsafe); unversioned = TRITON_TILE_VERSION_LOOPS=0 "
-          "(unsafe); pointers = "
+          "(unsafe); in-kernel versions = TRITON_TILE_LAUNCH_GUARDS=0 (both versions of a "
+          "guarded loop in the kernel); pointers = "
           "TRITON_TILE_RAISE_VIEWS=0 (pointer gathers, as NVIDIA's backend); columns in "
           "GB/s or TFLOP/s")
     if failures:

@@ -173,6 +173,10 @@ class Knobs(types.ModuleType):
                          "0 (measurements only, unsafe): loops are not versioned, the "
                          "conditions of their tile-index accesses are assumed",
                          changes_code=True)
+    launch_guards = _Env("TRITON_TILE_LAUNCH_GUARDS", _parse_bool, True,
+                         "0: loops versioned on run-time conditions keep both versions in the "
+                         "GPU kernel instead of the host deciding the conditions before each "
+                         "launch (for comparisons)", changes_code=True)
     view_guards = _Env("TRITON_TILE_VIEW_GUARDS", _parse_bool, True,
                        "0 (measurements only, unsafe): no branch around view accesses that "
                        "may be empty, out of range or wrap", changes_code=True)

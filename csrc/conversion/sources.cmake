@@ -2,4 +2,5 @@ list(APPEND TT_CORE_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/ttir_to_tile/convert.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ttir_to_tile/raise_views.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ttir_to_tile/index_views.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/ttir_to_tile/launch_guard.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ttir_to_tile/tokens.cpp)

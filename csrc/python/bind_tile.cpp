@@ -25,6 +25,7 @@ void bindTile(py::module_ &m) {
       .def_readwrite("worker_warps_auto", &TileOptions::workerWarpsAuto)
       .def_readwrite("guard_views", &TileOptions::guardViews)
       .def_readwrite("version_loops", &TileOptions::versionLoops)
+      .def_readwrite("launch_guards", &TileOptions::launchGuards)
       .def_readwrite("alias_classes", &TileOptions::aliasClasses);
 
   py::class_<TileConversion>(m, "TileConversion")
@@ -32,6 +33,8 @@ void bindTile(py::module_ &m) {
           "module", [](TileConversion &c) { return c.module.get(); },
           py::return_value_policy::reference_internal)
       .def("take_module", [](TileConversion &c) { return std::move(c.module); })
+      .def("take_guard", [](TileConversion &c) { return std::move(c.guard); })
+      .def_readonly("guard_args", &TileConversion::guardArgs)
       .def_property_readonly("unsupported",
                              [](const TileConversion &c) {
                                py::list l;

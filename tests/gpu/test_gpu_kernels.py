@@ -111,6 +111,30 @@ def test_matmul(dev, path, rng):
                                rtol=2e-3, atol=2e-3)
 
 
+@pytest.mark.parametrize("extra_programs, extra_k", [(0, 0), (3, 0), (0, 64)])
+def test_descriptor_matmul_guarded_loop(dev, path, rng, extra_programs, extra_k):
+    """The one-tile descriptor matmul with programs past the last tile, or its K loop past
+    the descriptors' extent (tiles of zeros): exact either way. On the Tile path the host's
+    launch guard sends only those launches to the kernel with the loop's general version."""
+    from triton_tile.tools.tensor_descriptor import TensorDescriptor
+
+    M, N, K, bm, bn, bk = 200, 136, 96, 64, 32, 32
+    a = numpy_random((M, K), "float16", rng)
+    b = numpy_random((K, N), "float16", rng)
+    dc = dev.to(poisoned((M, N), "float16"))
+    descs = [TensorDescriptor.from_tensor(x, s)
+             for x, s in ((dev.to(a), [bm, bk]), (dev.to(b), [bk, bn]), (dc, [bm, bn]))]
+    grid = (triton.cdiv(M, bm) * triton.cdiv(N, bn) + extra_programs,)
+    k = dev.launch(example("matmul_tma").matmul_desc_kernel, grid, *descs, M, N, K + extra_k,
+                   BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, num_warps=4)
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(dev.host(dc).astype(np.float64), ref, rtol=2e-3, atol=2e-2)
+    if path == "tile" and k.metadata.path == "tile":
+        before = k.general_launches
+        k[grid](*descs, M, N, K + extra_k)
+        assert k.general_launches - before == (1 if extra_programs or extra_k else 0)
+
+
 @triton.jit
 def _histogram_kernel(X, BINS, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)

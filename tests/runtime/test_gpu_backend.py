@@ -172,3 +172,58 @@ def test_host_arrays_still_run_on_the_cpu_with_a_target_set(monkeypatch):
         k = add_kernel[(1,)](x, x, out, 100, BLOCK=128)
     assert k.metadata.target == "cpu"
     np.testing.assert_array_equal(out, 2 * x)
+
+
+def _matmul_tma_example():
+    import importlib.util
+    import os
+
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "matmul_tma.py")
+    spec = importlib.util.spec_from_file_location("tt_example_matmul_tma_guard", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_launch_guard_decides_loop_conditions_for_the_whole_grid(monkeypatch, cache_dir,
+                                                                 gpu_machine):
+    # No tileiras needed: the cubins are stand-ins, what is checked is the Tile IR and the
+    # guard the host runs before a launch (csrc/conversion/ttir_to_tile/launch_guard.h).
+    monkeypatch.setenv("TRITON_TILE_TARGET", "sm_90")
+    monkeypatch.setenv("ENABLE_TILE", "1")
+    monkeypatch.setenv("TRITON_ALWAYS_COMPILE", "1")
+    monkeypatch.setattr(tile_gpu, "installed_tileiras_version", lambda: "stand-in")
+    monkeypatch.setattr(tileiras, "compile", lambda bytecode, arch: b"\x7fELF stand-in")
+    mod = _matmul_tma_example()
+    from triton_tile.tools.tensor_descriptor import TensorDescriptor
+
+    M, N, K, bm, bn, bk = 256, 384, 192, 128, 128, 64
+    x = [triton.MockTensor(np.float16, s) for s in ((M, K), (K, N), (M, N))]
+    descs = [TensorDescriptor.from_tensor(t, s) for t, s in zip(x, ([bm, bk], [bk, bn],
+                                                                     [bm, bn]))]
+
+    def flat(m=M, k_loop=K, k_a=K):  # the kernel's arguments in TTIR order
+        return [0, m, k_a, K, 1, 0, K, N, N, 1, 0, M, N, N, 1, M, N, k_loop]
+
+    tiles = (M // bm) * (N // bn)
+    k = mod.matmul_desc_kernel.warmup(*descs, M, N, K, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk,
+                                      grid=(tiles,))
+    assert k.metadata.path == "tile" and "guard" in k.asm
+    # the kernel launched when the guard holds: one dot loop; the general one: two
+    assert k.asm["tileir"].count("mmaf") == 1 and k.asm["tileir_general"].count("mmaf") == 2
+    assert k.asm["cubin_general"].startswith(b"\x7fELF")
+    guard = k._guard
+    assert guard.holds((tiles, 1, 1), flat())
+    assert guard.holds((tiles - 1, 1, 1), flat())
+    assert not guard.holds((tiles + 1, 1, 1), flat())  # a program past the last tile
+    assert not guard.holds((tiles, 1, 1), flat(k_loop=K + bk))  # K tiles past A's extent
+    assert not guard.holds((tiles, 1, 1), flat(m=M - bm))  # a row of tiles past A's rows
+    assert guard.holds((tiles, 1, 1), flat(k_a=K + 1))  # a longer A is fine
+
+    # The persistent kernel: its tile loop bounds every program, whatever the grid.
+    p = mod.matmul_tma_kernel.fn.warmup(*descs, M, N, K, 4, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk,
+                                        grid=(4,))
+    assert "guard" in p.asm and p.asm["tileir"].count("mmaf") == 1
+    for programs in (1, 4, tiles + 5):
+        assert p._guard.holds((programs, 1, 1), flat() + [programs])
+    assert not p._guard.holds((4, 1, 1), flat(k_loop=K + bk) + [4])

@@ -154,11 +154,16 @@ def compile_kernel(jit_fn, spec, options, arch: str):
                 return TileGPUKernel(jit_fn, spec, options, asm, entry["metadata"], v)
     module, asm = _ttir(jit_fn, spec, options, name, base)
     key = entry_key(base, version or "none")
-    tile = tile_stage.convert(module, name, options, arch=arch)
+    tile = tile_stage.convert(module, name, options, arch=arch, launch_guards=True)
     reason, bytecode = tile.reason, None
+    if reason is None and tile.general is not None:
+        reason = tile.general.reason
     if tile.module is not None:
         asm["tileir"] = tile.asm
         cc._dump(name, key, "tileir", tile.asm)
+        if tile.guard is not None:
+            cc._dump(name, key, "guard.ttir", tile.guard)
+            cc._dump(name, key, "general.tileir", tile.general.asm)
         bytecode = getattr(tile, "bytecode", None)  # the Tile stage may have encoded it
         try:
             bytecode = bytecode or cpu.core().tile_to_bytecode(tile.module)
@@ -177,6 +182,11 @@ def compile_kernel(jit_fn, spec, options, arch: str):
         return ptx_gpu.PTXGPUKernel(jit_fn, spec, options, arch, asm=asm, metadata=md)
     asm["tilebc"] = bytecode
     asm["cubin"] = tileiras.compile(bytecode, arch)
+    if tile.guard is not None:
+        asm["guard"] = json.dumps({"ttir": tile.guard, "args": list(tile.guard_args)})
+        asm["tileir_general"] = tile.general.asm
+        asm["tilebc_general"] = tile.general.bytecode
+        asm["cubin_general"] = tileiras.compile(tile.general.bytecode, arch)
     files = dict(asm, **{disk.LOCATED_TTIR: module.str(True)})
     material = dict(material, tileiras=version)
     if store.store(key, name, files, md, material):
@@ -213,7 +223,10 @@ class TileGPUKernel(cc.CompiledKernel):
         self.signature = abi_signature(spec.param_types, keep_constexpr=self._as_is)
         self._spec = (jit_fn, spec, options)
         self._cuda: Dict[int, object] = {}  # device -> _core.CudaKernel
+        self._general: Dict[int, object] = {}  # device -> the kernel with both loop versions
         self._fallback: Dict[int, object] = {}  # device -> PTX kernel, where the driver refuses
+        self._guard = LaunchGuard(self.name, asm["guard"]) if "guard" in asm else None
+        self.general_launches = 0  # launches the guard sent to the kernel with both versions
 
     def _load(self, device: int):
         """The _core.CudaKernel on `device`, or a PTXGPUKernel where the driver rejects it."""
@@ -240,6 +253,19 @@ class TileGPUKernel(cc.CompiledKernel):
                                                                    asm=self.asm)
         return kernel
 
+    def _pick(self, device: int, grid, flat):
+        """The kernel for this launch: the one with empty other versions where the guard holds
+        for the whole grid, else the one with both."""
+        kernel = self._cuda[device]
+        if self._guard is None or self._guard.holds(grid, flat):
+            return kernel
+        self.general_launches += 1
+        general = self._general.get(device)
+        if general is None:
+            general = self._general[device] = cpu.core().CudaKernel(
+                self.asm["cubin_general"], self.name, device, self.signature)
+        return general
+
     def launch_device(self, grid, runtime, buf, bound, opt_kw) -> None:
         kernel = self._cuda.get(buf.device)
         if kernel is None:
@@ -247,8 +273,10 @@ class TileGPUKernel(cc.CompiledKernel):
             if buf.device in self._fallback:
                 kernel.launch_device(grid, runtime, buf, bound, opt_kw)
                 return
-        kernel.launch(grid[0], grid[1], grid[2], stream_of(buf),
-                      runtime if self._as_is else sp.flatten_runtime(runtime))
+        args = runtime if self._as_is else sp.flatten_runtime(runtime)
+        if self._guard is not None:
+            kernel = self._pick(buf.device, grid, sp.flatten_runtime(runtime))
+        kernel.launch(grid[0], grid[1], grid[2], stream_of(buf), args)
 
     def launch(self, grid, args) -> None:
         raise TypeError(f"kernel {self.name} was compiled for {self.metadata.target}; launch "
@@ -278,7 +306,52 @@ class TileGPUKernel(cc.CompiledKernel):
                 raise RuntimeError(f"{self.name}: the driver rejects this cubin; launch through "
                                    "the @jit function to run it on the PTX path")
             flat = vals if self._as_is else sp.flatten_runtime(vals)
+            if self._guard is not None:
+                kernel = self._pick(buf.device, grid3, sp.flatten_runtime(vals))
             kernel.launch(*grid3, stream if stream is not None else stream_of(buf), flat)
             return self
 
         return runner
+
+
+class LaunchGuard:
+    """The host's decision for loops whose other version the fast kernel leaves empty
+    (csrc/conversion/ttir_to_tile/launch_guard.h): a TTIR kernel over the launch's grid, run
+    on the CPU executor, that clears a flag where a loop's conditions fail. Decisions are
+    cached per grid and argument values (a launch with the same scalars costs a dict lookup)."""
+
+    MAX_CACHED = 1024
+
+    def __init__(self, name: str, text: str):
+        spec = json.loads(text)
+        self.name = f"{name}_launch_guard"
+        self.text, self.args = spec["ttir"], tuple(spec["args"])
+        self._program = None
+        self._decided: Dict[tuple, bool] = {}
+        self._lock = threading.Lock()
+
+    def holds(self, grid, flat) -> bool:
+        grid = tuple(int(g) for g in grid)
+        values = tuple(int(flat[i]) for i in self.args)
+        key = (grid, values)
+        ok = self._decided.get(key)
+        if ok is None:
+            ok = self._run(grid, values)
+            with self._lock:
+                if len(self._decided) >= self.MAX_CACHED:
+                    self._decided.clear()
+                self._decided[key] = ok
+        return ok
+
+    def _run(self, grid, values) -> bool:
+        import numpy as np
+
+        if self._program is None:
+            core = cpu.core()
+            self._program = cpu.prepare(core.parse_ttir(self.text, self.name), self.name)
+        flag = np.ones(1, dtype=np.int32)
+        try:
+            self._program.run(grid=grid, args=[*values, (flag.ctypes.data, flag.nbytes)])
+        except Exception:  # (a loop step the executor refuses): the kernel with both versions
+            return False
+        return bool(flag[0])

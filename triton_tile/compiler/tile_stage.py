@@ -26,6 +26,12 @@ class TileResult(NamedTuple):
     bytecode: bytes  # what tileiras assembles (b"" on fallback)
     reason: Optional[str]  # why the kernel falls back, naming the op and its source line
     accesses: List[Tuple[str, str, bool, str]]  # (op, location, raised to a view?, detail)
+    # launch_guards only, when a loop's other version was left empty: the guard's TTIR (run
+    # over the grid by the host before each launch; launch_guard.h), the kernel arguments it
+    # takes, and the kernel with both versions, for launches where it fails.
+    guard: Optional[str] = None
+    guard_args: Tuple[int, ...] = ()
+    general: Optional["TileResult"] = None
 
 
 # Without an occupancy hint Tile IR runs one CTA per SM. Measured on an H200 (see
@@ -74,14 +80,18 @@ def tile_options(options, alias_classes=(), arch=None, ttir_text: str = ""):
     return o
 
 
-def convert(ttir, name: str, options, alias_classes=(), arch=None) -> TileResult:
-    """Converts a copy of the (already inlined and cleaned) TTIR module."""
+def convert(ttir, name: str, options, alias_classes=(), arch=None,
+            launch_guards: bool = False) -> TileResult:
+    """Converts a copy of the (already inlined and cleaned) TTIR module. `launch_guards`
+    (GPU targets): loops whose conditions the host can decide get an empty other version, and
+    the result carries the guard and the general kernel."""
     core = cpu.core()
     alias_classes = alias_classes or getattr(options, "alias_classes", ())
     module = ttir.clone()
     core.run_passes(module, TILE_PASSES)
-    r = core.convert_to_tile(module, name,
-                             tile_options(options, alias_classes, arch, str(module)))
+    o = tile_options(options, alias_classes, arch, str(module))
+    o.launch_guards = launch_guards and knobs.launch_guards
+    r = core.convert_to_tile(module, name, o)
     if r.unsupported:
         op, loc, why = r.unsupported[0]
         more = f" (and {len(r.unsupported) - 1} more)" if len(r.unsupported) > 1 else ""
@@ -90,7 +100,12 @@ def convert(ttir, name: str, options, alias_classes=(), arch=None) -> TileResult
     bytecode = core.tile_to_bytecode(tile)
     if _recorded is not None:
         _recorded.append((name, bytecode))
-    return TileResult(tile, core.print_tile(tile), bytecode, None, list(r.accesses))
+    result = TileResult(tile, core.print_tile(tile), bytecode, None, list(r.accesses))
+    guard = r.take_guard()
+    if guard is None:
+        return result
+    general = convert(ttir, name, options, alias_classes, arch)
+    return result._replace(guard=str(guard), guard_args=tuple(r.guard_args), general=general)
 
 
 # Bytecode of every kernel converted in this process, when a test session asks for it (CI

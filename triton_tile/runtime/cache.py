@@ -132,7 +132,7 @@ class DiskCache:
                 return None
             asm = {}
             for stage, digest in meta["sha256"].items():
-                mode = "rb" if stage in ("cubin", "tilebc") else "r"
+                mode = "rb" if stage.startswith(("cubin", "tilebc")) else "r"
                 with open(os.path.join(d, f"{base}.{stage}"), mode) as f:
                     asm[stage] = f.read()
                 if _sha(asm[stage]) != digest:

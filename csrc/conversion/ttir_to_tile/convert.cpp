@@ -25,6 +25,7 @@
 #include <unordered_set>
 
 #include "conversion/ttir_to_tile/index_views.h"
+#include "conversion/ttir_to_tile/launch_guard.h"
 #include "conversion/ttir_to_tile/raise_views.h"
 #include "ir/builder.h"
 #include "ir/op_registry.h"
@@ -53,6 +54,8 @@ public:
   Converter(Module &dst, const TileOptions &opts, TileConversion &report)
       : b_(dst), opts_(opts), report_(report) {}
 
+  const LaunchGuard &guard() const { return *guard_; }
+
   void convertKernel(const Operation &func) {
     Type ft = func.attr("function_type").getType();
     Attrs attrs = {{"sym_name", func.attr("sym_name")},
@@ -64,6 +67,7 @@ public:
     Operation *entry = b_.create("cuda_tile.entry", {}, {}, attrs, 1);
     const Block &src = *func.region(0)->front();
     index_.top = &src;
+    guard_ = std::make_unique<LaunchGuard>(src);
     Block *dst = entry->region(0)->addBlock();
     b_.setInsertionPointToEnd(dst);
     for (size_t i = 0; i < src.numArgs(); ++i) {
@@ -1412,6 +1416,23 @@ private:
       conds = planLoopAccesses(o, *o.region(0)->front(), planned);
     if (conds.empty() || !opts_.guardViews || !opts_.versionLoops) {
       loop(o);
+    } else if (opts_.launchGuards && guard_->accepts(o, conds)) {
+      // The host decides the conditions for the whole grid (launch_guard.h): the other
+      // version is empty. The branch stays: it keeps the kernel memory-safe were the host
+      // wrong, and the loop measured as fast under it as without it (H200).
+      guard_->add(o, conds);
+      std::vector<Type> types = resultTypesOf(o);
+      Operation *ifOp = make("if", {emitIndexConds(conds)}, types, {}, 2);
+      auto ip = b_.saveInsertionPoint();
+      b_.setInsertionPointToEnd(ifOp->region(0)->addBlock());
+      make("yield", loop(o), {});
+      b_.setInsertionPointToEnd(ifOp->region(1)->addBlock());
+      std::vector<Value *> inits;
+      for (size_t i = 3; i < o.numOperands(); ++i)
+        inits.push_back(get(o.operand(i)));
+      make("yield", inits, {});
+      b_.restoreInsertionPoint(ip);
+      bindResults(o, ifOp);
     } else {
       std::vector<Type> types = resultTypesOf(o);
       Operation *ifOp = make("if", {emitIndexConds(conds)}, types, {}, 2);
@@ -1554,6 +1575,7 @@ private:
   std::unordered_map<const Operation *, IndexPlan> indexPlans_;
   std::unordered_map<std::string, Value *> indexViews_;
   std::unordered_set<const Operation *> gatherOnly_; // box accesses of a loop's other version
+  std::unique_ptr<LaunchGuard> guard_;               // loops whose conditions the host decides
   Block *topBlock_ = nullptr;
   Operation *topAnchor_ = nullptr;
 };
@@ -1726,6 +1748,8 @@ TileConversion convertTTIRToTile(const Module &ttir, const std::string &kernel,
   insertMemoryTokens(*m, options);
   verifyModule(*m);
   result.module = std::move(m);
+  if (!conv.guard().empty())
+    result.guard = conv.guard().build(kernel + "_launch_guard", result.guardArgs);
   return result;
 }
 

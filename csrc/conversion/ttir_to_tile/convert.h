@@ -43,6 +43,10 @@ struct TileOptions {
   // Measurement only (TRITON_TILE_VERSION_LOOPS=0): loops are not versioned; the conditions
   // of their tile-index accesses are assumed (wrong answers when they fail).
   bool versionLoops = true;
+  // GPU targets: a versioned loop whose conditions the host can decide before launching gets
+  // an empty other version, and the conversion returns the guard (launch_guard.h); the caller
+  // also converts without it for launches where the guard fails.
+  bool launchGuards = false;
   // Pointer arguments known at launch to alias (same address); each inner vector is one class
   // of argument indices. Accesses through one class are ordered as one buffer.
   std::vector<std::vector<int>> aliasClasses;
@@ -65,6 +69,10 @@ struct TileConversion {
   std::unique_ptr<Module> module; // null when unsupported ops were found
   std::vector<UnsupportedOp> unsupported;
   std::vector<AccessReport> accesses;
+  // With TileOptions::launchGuards, when some loop's other version was left empty: the TTIR
+  // kernel the host runs over the grid first, and the kernel's argument indices it takes.
+  std::unique_ptr<Module> guard;
+  std::vector<int> guardArgs;
 };
 
 TileConversion convertTTIRToTile(const Module &ttir, const std::string &kernel,
