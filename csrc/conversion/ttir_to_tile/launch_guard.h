@@ -19,8 +19,10 @@
 // evaluates a loop's conditions for every iteration of the scf.for loops whose induction
 // variables they use, whether or not the program reaches the loop (ifs and whiles around it
 // are ignored): that can only clear the flag more often than needed, which costs speed, never
-// correctness. Known limits: values carried by loops (other than closed forms), loaded from
-// memory or produced by while loops keep the loop versioned inside the kernel.
+// correctness. Cost: one run per new (grid, argument values), cached after that; a run walks
+// every iteration of those loops in every program (a persistent matmul's tile loop: one step
+// per output tile). Known limits: values carried by loops (other than closed forms), loaded
+// from memory or produced by while loops keep the loop versioned inside the kernel.
 #pragma once
 
 #include <memory>
