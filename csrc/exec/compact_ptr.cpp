@@ -129,23 +129,21 @@ template <class Off> void compactAddptrK(const Inst &I, Frame &F) {
 void checkRow(const Inst &I, const Frame &F, Access kind, uint64_t start, int64_t limit,
               const uint64_t *ex, int64_t stride, int es, const uint8_t *m, int64_t first,
               int64_t last, int64_t laneBase) {
-  if (!I.checked)
-    return;
   const LaunchState &L = *F.launch;
   int64_t affLast = std::min(last, limit - 1);
   if (first <= affLast) {
     uint64_t lo = start + first * stride, hi = start + affLast * stride;
     if (lo > hi)
       std::swap(lo, hi);
-    if (!inBounds(L, lo, hi - lo + es))
+    if (!accessible(I, L, kind, lo, hi - lo + es))
       for (int64_t j = first; j <= affLast; ++j) {
         uint64_t addr = start + j * stride;
-        if ((!m || m[j]) && !inBounds(L, addr, es))
+        if ((!m || m[j]) && !accessible(I, L, kind, addr, es))
           throwOob(I, F, kind, addr, laneBase + j);
       }
   }
   for (int64_t j = std::max(first, limit); j <= last; ++j)
-    if ((!m || m[j]) && !inBounds(L, ex[j], es))
+    if ((!m || m[j]) && !accessible(I, L, kind, ex[j], es))
       throwOob(I, F, kind, ex[j], laneBase + j);
 }
 

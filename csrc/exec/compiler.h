@@ -128,7 +128,8 @@ public:
     auto it = infos_.find(rootOf(v));
     return it != infos_.end() && it->second.fwd;
   }
-  // Pointers not derived from a kernel argument (affine.h): their accesses go unchecked.
+  // Pointers not derived from a kernel argument (affine.h): their accesses are checked against
+  // the process's mapped memory instead of the arguments (mapped_memory.h).
   bool foreignPointer(const Value *v) const { return affine_.foreignPtr.count(v) != 0; }
   // Tile IR: the ops that use v (any nesting depth).
   const std::vector<const Operation *> &usersOf(const Value *v) const {

@@ -5,9 +5,10 @@
 //    nothing;
 //  - every address range a live lane accesses must lie inside one array argument of the launch;
 //    otherwise OutOfBoundsError (IndexError in Python) is thrown before the op writes anything.
-//    Exception (a documented limit): pointers whose provenance is not a kernel argument (made
-//    by tt.int_to_ptr or loaded from memory, as in grouped GEMM's pointer tables) point into
-//    memory of unknown extent and are not checked; a wild one can crash the process;
+//    pointers whose provenance is not a kernel argument (made by tt.int_to_ptr or loaded from
+//    memory, as in grouped GEMM's pointer tables) point into memory of unknown extent: their
+//    ranges must lie in memory the process may read (write, for stores and atomics) instead
+//    (mapped_memory.h), so a wild one raises rather than crashing the process;
 //  - fast paths are chosen per execution: when the last dimension of the pointer tile is
 //    contiguous (p[i+1] - p[i] == element size within each row) a row is bounds-checked once
 //    and copied with memcpy (or a masked copy); otherwise each lane is gathered or scattered;

@@ -11,6 +11,7 @@
 
 #include "exec/copy.h"
 #include "exec/errors.h"
+#include "exec/mapped_memory.h"
 #include "exec/program.h"
 
 namespace tt::exec::mem {
@@ -24,7 +25,10 @@ enum class Access { Load, Store, Atomic };
   std::snprintf(buf, sizeof buf, "0x%" PRIx64, addr);
   throw OutOfBoundsError(std::string("out-of-bounds ") + k + " in kernel " + *F.launch->kernelName +
                          " at " + I.site->loc + ": address " + buf + " (lane " +
-                         std::to_string(lane + F.laneBase) + ") is not inside any array argument");
+                         std::to_string(lane + F.laneBase) + ") is " +
+                         (I.checked ? "not inside any array argument"
+                                    : "not memory the process may access (a pointer loaded from "
+                                      "memory or made from an integer)"));
 }
 
 // True when [addr, addr + bytes) lies inside one array argument.
@@ -35,16 +39,23 @@ inline bool inBounds(const LaunchState &L, uint64_t addr, uint64_t bytes) {
   return false;
 }
 
-// inBounds, or true for an instruction whose addresses cannot be checked (see emitMemory).
+// Whether an instruction may touch [addr, addr + bytes): inside one array argument, or, for a
+// pointer of unknown provenance (I.checked false, see emitMemory), inside mapped memory with
+// the access's permission (mapped_memory.h).
+inline bool accessible(const Inst &I, const LaunchState &L, Access kind, uint64_t addr,
+                       uint64_t bytes) {
+  return I.checked ? inBounds(L, addr, bytes) : mappedMemory(addr, bytes, kind != Access::Load);
+}
+
+// The fast test before a copy: inBounds, and always false for a pointer of unknown
+// provenance (its lanes go through checkLanes / checkRow).
 inline bool inBoundsI(const Inst &I, const LaunchState &L, uint64_t addr, uint64_t bytes) {
-  return !I.checked || inBounds(L, addr, bytes);
+  return I.checked && inBounds(L, addr, bytes);
 }
 
 // Checks every active lane; throws at the first bad one.
 inline void checkLanes(const Inst &I, const Frame &F, Access kind, const uint64_t *p, bool pb,
                        const uint8_t *m, bool mb, int64_t n, int es) {
-  if (!I.checked)
-    return;
   const LaunchState &L = *F.launch;
   // Fast: the span of active lanes fits one array.
   uint64_t lo = UINT64_MAX, hi = 0;
@@ -56,13 +67,13 @@ inline void checkLanes(const Inst &I, const Frame &F, Access kind, const uint64_
   }
   if (lo == UINT64_MAX && hi == 0)
     return; // no active lane
-  if (hi >= lo && inBounds(L, lo, hi - lo + es))
+  if (hi >= lo && accessible(I, L, kind, lo, hi - lo + es))
     return;
   for (int64_t i = 0; i < n; ++i) {
     if (m && !m[mb ? 0 : i])
       continue;
     uint64_t a = p[pb ? 0 : i];
-    if (!inBounds(L, a, es))
+    if (!accessible(I, L, kind, a, es))
       throwOob(I, F, kind, a, i);
   }
 }

@@ -11,6 +11,7 @@ list(APPEND TT_CORE_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/ew_float.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ew_int.cpp
   ${CMAKE_CURRENT_LIST_DIR}/interpreter.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/mapped_memory.cpp
   ${CMAKE_CURRENT_LIST_DIR}/memory.cpp
   ${CMAKE_CURRENT_LIST_DIR}/misc_ops.cpp
   ${CMAKE_CURRENT_LIST_DIR}/reduce.cpp

@@ -6,7 +6,8 @@
 //  - bounds: the span of the whole box is checked once against the launch's arrays; only when
 //    it fails are rows checked one by one, to name the first lane outside every array in the
 //    IndexError (nothing is read or written before the check passes); views over pointers of
-//    unknown provenance (foreign, affine.h) are not checked;
+//    unknown provenance (foreign, affine.h) are checked against mapped memory instead
+//    (mapped_memory.h);
 //  - loads fill lanes outside the box with the padding (0 without one) and never read them;
 //    stores skip them; rows of at least kStreamRowBytes into large arrays are written with
 //    non-temporal stores (memory_common.h), like the TTIR executor's contiguous stores.
@@ -61,17 +62,17 @@ inline void boxSpan(const ViewAux &a, const ViewBox &b, uint64_t &lo, uint64_t &
 }
 
 void checkBox(const Inst &I, const Frame &F, const ViewAux &a, const ViewBox &b, Access kind) {
-  if (!I.checked || b.empty)
+  if (b.empty)
     return;
   uint64_t lo, hi;
   boxSpan(a, b, lo, hi);
-  if (hi > lo && inBounds(*F.launch, lo, hi - lo))
+  if (hi > lo && accessible(I, *F.launch, kind, lo, hi - lo))
     return;
   const int64_t inner = b.step[a.rank - 1];
   forEachRow(a, b, [&](uint64_t addr, int64_t lane, int64_t len) {
     for (int64_t j = 0; j < len; ++j) {
       uint64_t x = addr + static_cast<uint64_t>(j * inner);
-      if (!inBounds(*F.launch, x, static_cast<uint64_t>(a.es)))
+      if (!accessible(I, *F.launch, kind, x, static_cast<uint64_t>(a.es)))
         throwOob(I, F, kind, x, lane + j);
     }
   });

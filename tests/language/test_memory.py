@@ -428,6 +428,45 @@ def test_pointers_loaded_from_memory(rng):
         assert_close(z[g], ref, rtol=0)
 
 
+def test_wild_pointer_loaded_from_memory_raises(rng):
+    """A table entry that is no address the process may access: IndexError naming the kernel
+    and the line, not a crash (nothing is written before it: the output stays poisoned)."""
+    block = 64
+    good = numpy_random(64, "float32", rng)
+    unmapped = 0x10  # the first page is never mapped
+    for entries in ([good.ctypes.data, unmapped], [unmapped, good.ctypes.data]):
+        table = np.array(entries, dtype=np.int64)
+        sizes = np.array([64, 64], dtype=np.int32)
+        z = poisoned((2, block), "float32")
+        with pytest.raises(IndexError, match=r"_pointer_table_kernel.*test_memory.py:\d+.*"
+                                             r"not memory the process may access"):
+            _pointer_table_kernel[(2,)](table, sizes, z, BLOCK=block)
+        bad = entries.index(unmapped)
+        assert np.isnan(z[bad]).all()
+
+
+@triton.jit
+def _pointer_store_kernel(TABLE, BLOCK: tl.constexpr):
+    dst = tl.load(TABLE + tl.program_id(0)).to(tl.pointer_type(tl.float32))
+    offs = tl.arange(0, BLOCK)
+    tl.store(dst + offs, offs.to(tl.float32))
+
+
+def test_store_through_a_pointer_to_read_only_memory_raises():
+    """Stores need writable memory: a read-only mapping (a bytes object's buffer may not be
+    one; an mmap'd read-only page is) raises instead of crashing."""
+    import mmap
+
+    page = mmap.mmap(-1, 4096, prot=mmap.PROT_READ)
+    addr = np.frombuffer(page, dtype=np.uint8).ctypes.data
+    table = np.array([addr], dtype=np.int64)
+    with pytest.raises(IndexError, match="out-of-bounds store.*not memory the process may"):
+        _pointer_store_kernel[(1,)](table, BLOCK=64)
+    writable = np.zeros(64, np.float32)
+    _pointer_store_kernel[(1,)](np.array([writable.ctypes.data], dtype=np.int64), BLOCK=64)
+    assert_close(writable, np.arange(64, dtype=np.float32), rtol=0)
+
+
 def test_torch_cpu_tensors(rng):
     torch = pytest.importorskip("torch")
     n = 1000

@@ -1,0 +1,18 @@
+// Whether the process may touch an address range: the check for pointers whose provenance is
+// not a kernel argument (made by tt.int_to_ptr or loaded from memory, as grouped GEMM's pointer
+// tables are), so that a wild one raises IndexError instead of crashing Python.
+//
+// The answer comes from the process's memory mappings (/proc/self/maps on Linux): the range
+// must lie in mappings that are readable (and writable, for stores and atomics). A snapshot is
+// cached and read again when a range misses it (memory mapped since). Limits: it cannot tell
+// one allocation from the next (a pointer past its array into a neighbouring live mapping is
+// not caught), and where /proc/self/maps is missing every range is taken as accessible.
+#pragma once
+
+#include <cstdint>
+
+namespace tt::exec {
+
+bool mappedMemory(uint64_t addr, uint64_t bytes, bool write);
+
+} // namespace tt::exec
