@@ -227,3 +227,11 @@ def test_launch_guard_decides_loop_conditions_for_the_whole_grid(monkeypatch, ca
     for programs in (1, 4, tiles + 5):
         assert p._guard.holds((programs, 1, 1), flat() + [programs])
     assert not p._guard.holds((4, 1, 1), flat(k_loop=K + bk) + [4])
+
+
+def test_a_guard_the_executor_cannot_run_sends_launches_to_the_general_kernel():
+    guard = tile_gpu.LaunchGuard("k", json.dumps({"ttir": "not ttir", "args": []}))
+    with pytest.warns(RuntimeWarning, match="launch guard"):
+        assert not guard.holds((4, 1, 1), [])
+    assert not guard.holds((4, 1, 1), [])  # decided once per grid and arguments
+    assert not guard.holds((8, 1, 1), [])  # and no second warning

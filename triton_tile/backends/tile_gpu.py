@@ -32,6 +32,7 @@ import os
 import sys
 import tempfile
 import threading
+import warnings
 from typing import Dict, List, Optional
 
 from .. import knobs
@@ -347,8 +348,16 @@ class LaunchGuard:
         import numpy as np
 
         if self._program is None:
-            core = cpu.core()
-            self._program = cpu.prepare(core.parse_ttir(self.text, self.name), self.name)
+            try:
+                core = cpu.core()
+                self._program = cpu.prepare(core.parse_ttir(self.text, self.name), self.name)
+            except Exception as e:  # a bug, but the launch can still run: the general kernel
+                warnings.warn(f"kernel {self.name}: the CPU executor cannot run the launch "
+                              f"guard ({e}); every launch takes the kernel with both loop "
+                              "versions", RuntimeWarning, stacklevel=2)
+                self._program = False
+        if self._program is False:
+            return False
         flag = np.ones(1, dtype=np.int32)
         try:
             self._program.run(grid=grid, args=[*values, (flag.ctypes.data, flag.nbytes)])
