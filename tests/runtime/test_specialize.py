@@ -16,7 +16,7 @@ def _k(a, b, c, d, e, f, BLOCK: tl.constexpr):
 
 
 def _spec(fn, *args, warmup=False):
-    keys, _, _ = fn._specialize(fn._binder(*args), warmup)
+    keys = fn._specialize(fn._binder(*args), warmup)[0]
     return list(keys)
 
 

@@ -96,6 +96,8 @@ class CompiledKernel:
 
 
 def normalize_grid(grid) -> tuple:
+    if type(grid) is tuple and len(grid) == 1 and type(grid[0]) is int and grid[0] >= 0:
+        return grid + (1, 1)  # every launch comes here: the usual (n,) first
     if isinstance(grid, int):
         grid = (grid,)
     try:

@@ -262,12 +262,15 @@ class JITFunction(KernelInterface):
         return opts
 
     def _specialize(self, bound: tuple, warmup: bool):
-        """(specialization key, runtime values, the CUDA buffer the launch runs on or None)."""
+        """(specialization key, runtime values, the CUDA buffer the launch runs on or None,
+        whether two pointer arguments may share an allocation)."""
         spec_key = []
         runtime = []
         name = self.__name__
         dev = None  # the first CUDA buffer
         host = check = False  # check: tuples or two devices seen, launch_device sorts it out
+        seen = set()  # buffers by allocation: a repeat may alias (sp.alias_classes decides)
+        shared = False
         for p, v in zip(self.params, bound):
             if p.is_constexpr:
                 if sp._is_constexpr_obj(v):
@@ -291,14 +294,18 @@ class JITFunction(KernelInterface):
             cls = type(rt)
             if cls is sp.HostBuffer:
                 host = True
+                shared = shared or rt.lo in seen
+                seen.add(rt.lo)
             elif cls is sp.DeviceBuffer:
                 check = check or (dev is not None and rt.device != dev.device)
                 dev = dev or rt
+                shared = shared or rt.ptr in seen
+                seen.add(rt.ptr)
             elif cls is tuple:
-                check = True
+                check = shared = True
         if check or (host and dev is not None):
             dev = sp.launch_device(self.arg_names, runtime, name)  # raises on mixed devices
-        return tuple(spec_key), runtime, dev
+        return tuple(spec_key), runtime, dev, shared
 
     def _frontend_spec(self, bound: tuple, spec_key: tuple) -> cc.Specialization:
         signature, constants, attrs, types = {}, {}, {}, []
@@ -337,8 +344,8 @@ class JITFunction(KernelInterface):
         options = self._options(opt_kw)
         # The executor follows the data: CUDA arrays run on their GPU, host arrays on the CPU;
         # a warmup with TRITON_TILE_TARGET set compiles for that GPU with none present.
-        spec_key, runtime, buf = self._specialize(bound, warmup)
-        if options.enable_tile:
+        spec_key, runtime, buf, shared = self._specialize(bound, warmup)
+        if options.enable_tile and shared:
             aliased = sp.alias_classes(runtime)
             if aliased:  # part of the specialization: the key and the Tile IR's tokens
                 options = dataclasses.replace(options, alias_classes=aliased)
