@@ -235,3 +235,53 @@ def test_a_guard_the_executor_cannot_run_sends_launches_to_the_general_kernel():
         assert not guard.holds((4, 1, 1), [])
     assert not guard.holds((4, 1, 1), [])  # decided once per grid and arguments
     assert not guard.holds((8, 1, 1), [])  # and no second warning
+
+
+class FakeTorchCuda:
+    """A torch CUDA tensor as far as the launch path can tell (no memory behind it)."""
+
+    is_cuda = True
+
+    def __init__(self, ptr):
+        self.ptr, self.dtype = ptr, np.dtype(np.float32)
+
+    def data_ptr(self):
+        return self.ptr
+
+    def get_device(self):
+        return 0
+
+
+def test_ptx_path_launches_hand_straight_to_stock_triton(monkeypatch, gpu_machine):
+    from triton_tile.runtime import specialize as sp
+
+    monkeypatch.setenv("ENABLE_TILE", "0")
+    monkeypatch.setattr(sp, "_TORCH_CUDA_TYPES", {FakeTorchCuda})
+    stock_kernels = {}  # stock Triton's cache: one kernel per (n % 16 == 0)
+    launches = []
+
+    def launch_stock(jit_fn, grid, bound, opt_kw):
+        launches.append((grid, bound[3]))
+        return stock_kernels.setdefault(bound[3] % 16 == 0, object())
+
+    monkeypatch.setattr(ptx_gpu, "launch_stock", launch_stock)
+    specialized = []
+    real = add_kernel._specialize
+    monkeypatch.setattr(add_kernel, "_specialize",
+                        lambda *a: specialized.append(1) or real(*a))
+    x, y, out = (FakeTorchCuda((i + 1) << 20) for i in range(3))
+    add_kernel.cache.clear()
+
+    k1 = add_kernel[(4,)](x, y, out, 1000, BLOCK=256)  # new stock kernel: ours is looked up
+    assert isinstance(k1, ptx_gpu.PTXGPUKernel) and k1.stock_kernel is stock_kernels[False]
+    assert (len(launches), len(specialized)) == (1, 1)
+    k2 = add_kernel[lambda meta: (meta["n"] // 256 + 1,)](x, y, out, 1000, BLOCK=256)
+    assert k2 is k1 and (len(launches), len(specialized)) == (2, 1)  # stock's work only
+    assert launches[-1] == ((4, 1, 1), 1000)
+    k3 = add_kernel[(4,)](x, y, out, 1024, BLOCK=256)  # another stock specialization
+    assert k3 is not k1 and k3.stock_kernel is stock_kernels[True]
+    assert (len(launches), len(specialized)) == (3, 2)  # launched once, never twice
+    a, b, c = np.arange(8, dtype=np.float32), np.ones(8, np.float32), np.full(8, np.nan,
+                                                                               np.float32)
+    add_kernel[(1,)](a, b, c, 8, BLOCK=8)  # host arrays: the CPU executor, not stock Triton
+    assert len(launches) == 3 and c.tolist() == (a + 1).tolist()

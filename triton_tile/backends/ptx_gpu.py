@@ -147,6 +147,14 @@ def _arg_to_stock(v: Any) -> Any:
     return v
 
 
+def launch_stock(jit_fn, grid, bound, opt_kw):
+    """Launches stock Triton's twin of `jit_fn` on our bound arguments; its CompiledKernel."""
+    twin = twin_of(jit_fn)  # first: without stock Triton, the error says how to get it
+    args = [_arg_to_stock(a) for a in bound]
+    opts = {k: v for k, v in opt_kw.items() if k not in _OURS_ONLY} if opt_kw else {}
+    return twin[grid](*args, **opts)
+
+
 class PTXGPUKernel(cc.CompiledKernel):
     """A kernel on the GPU's PTX path: launches go to stock Triton's twin of the function.
 
@@ -161,11 +169,14 @@ class PTXGPUKernel(cc.CompiledKernel):
         super().__init__(jit_fn.__name__, dict(asm or {}), md, None, spec.param_types)
         self._jit_fn = jit_fn
 
+    # JITFunction.run's fast launch may stand this kernel for the stock kernels it saw run.
+    path_of_stock = True
+
+    def ran(self, stock) -> None:
+        self._stock = stock
+
     def launch_device(self, grid, runtime, buf, bound, opt_kw) -> None:
-        twin = twin_of(self._jit_fn)
-        args = [_arg_to_stock(a) for a in bound]
-        opts = {k: v for k, v in opt_kw.items() if k not in _OURS_ONLY}
-        self._stock = twin[grid](*args, **opts)
+        self._stock = launch_stock(self._jit_fn, grid, bound, opt_kw)
 
     def launch(self, grid, args) -> None:
         raise TypeError(f"kernel {self.name} runs on the GPU's PTX path; launch it with CUDA "
@@ -190,4 +201,5 @@ class PTXGPUKernel(cc.CompiledKernel):
         return getattr(stock, "n_regs", 0) if stock is not None else 0
 
 
-__all__ = ["PTXGPUKernel", "twin_of", "to_stock", "stock_triton", "INSTALL_HINT"]
+__all__ = ["PTXGPUKernel", "launch_stock", "twin_of", "to_stock", "stock_triton",
+           "INSTALL_HINT"]

@@ -163,6 +163,8 @@ class JITFunction(KernelInterface):
         self._param_names = frozenset(self.arg_names)
         self.cache: Dict[Any, Any] = {}  # in-memory: key -> (CompiledKernel, global checks)
         self._options_cache: Dict[Any, cpu.CPUOptions] = {}
+        # GPU PTX path: id(stock Triton's kernel) -> (it, our kernel that stands for it)
+        self._by_stock: Dict[int, tuple] = {}
         self._chains = None
         self._hash = None
         self._hash_epoch = -1
@@ -342,6 +344,21 @@ class JITFunction(KernelInterface):
         else:
             bound = self._binder(*args)
         options = self._options(opt_kw)
+        stock = None
+        if not warmup and not options.enable_tile and self._cuda_only(bound):
+            # The GPU's PTX path hands the launch to stock Triton, which specializes and
+            # caches on its own: ours would only repeat that work (launch overhead 3x stock's)
+            # to find the kernel object to return. Launch first, then look it up by the stock
+            # kernel that ran; a stock kernel not seen yet takes the path below, not launching.
+            if callable(grid):
+                grid = grid(dict(zip(self.arg_names, bound)))
+            from ..backends import ptx_gpu
+
+            stock = ptx_gpu.launch_stock(self, cc.normalize_grid(grid), bound, opt_kw)
+            hit = self._by_stock.get(id(stock))
+            if hit is not None and hit[0] is stock:
+                return hit[1]
+            warmup = True
         # The executor follows the data: CUDA arrays run on their GPU, host arrays on the CPU;
         # a warmup with TRITON_TILE_TARGET set compiles for that GPU with none present.
         spec_key, runtime, buf, shared = self._specialize(bound, warmup)
@@ -371,7 +388,26 @@ class JITFunction(KernelInterface):
                               cc.executor_args(sp.flatten_runtime(runtime)))
             else:
                 kernel.launch_device(cc.normalize_grid(grid), runtime, buf, bound, opt_kw)
+        if stock is not None and getattr(kernel, "path_of_stock", False):
+            kernel.ran(stock)
+            self._by_stock[id(stock)] = (stock, kernel)
         return kernel
+
+    def _cuda_only(self, bound: tuple) -> bool:
+        """Whether every array argument is a torch CUDA tensor and the rest Python scalars
+        (what stock Triton takes as they are): the PTX path's fast launch."""
+        cuda = False
+        for p, v in zip(self.params, bound):
+            if p.is_constexpr or v is None:
+                continue
+            t = type(v)
+            if t in sp._TORCH_CUDA_TYPES:
+                if not v.is_cuda:
+                    return False
+                cuda = True
+            elif t is not int and t is not float and t is not bool:
+                return False
+        return cuda
 
     def _compile(self, key, bound, spec_key, options, device=None):
         with _COMPILE_LOCK:
