@@ -97,6 +97,28 @@ def test_math_fn(fn, dtype, rng):
         assert_close(z, ref, rtol=1e-13, atol=1e-15, err_msg=fn)
 
 
+def test_erf_edges_and_branches(path, rng):
+    """erf over its pieces (Tile IR has none: the Tile path evaluates polynomials, |x| < 1,
+    1 <= |x| < 4, and 1 beyond) and its special values: within 3 ulp of float64's erf (f32;
+    Triton's erf takes f32 and f64 only, and f64 falls back)."""
+    dtype = "float32"
+    special = [0.0, -0.0, 1e-30, -1e-30, 0.999, 1.0, -1.0, 3.999, 4.0, -4.0, 9.0, 1e30,
+               float("inf"), -float("inf"), float("nan")]
+    dense = np.concatenate([rng.uniform(-1, 1, 200), rng.uniform(-5, 5, 400)])
+    x = np.concatenate([special, dense]).astype(np_dtype(dtype))
+    n = x.size
+    z = poisoned(n, dtype)
+    k = _math_kernel[_grid(n)](x, z, n, FN="erf", BLOCK=BLOCK)
+    assert k.metadata.path == path  # the Tile path's own erf, not a fallback
+    x64, z64 = to_f64(x), to_f64(z)
+    ref = _erf(x64)
+    assert np.isnan(z64[14]) and z64[0] == 0 and np.signbit(z64[1])
+    assert (z64[11:14] == [1, 1, -1]).all()
+    ulp = np.spacing(np.abs(ref).astype(np.float32)).astype(np.float64)
+    ok = np.isnan(ref) | (np.abs(z64 - ref) <= 3 * ulp)
+    assert ok.all(), (x[~ok], z[~ok], ref[~ok])
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_sqrt_rn_is_correctly_rounded(dtype, rng):
     x = _math_input("sqrt_rn", dtype, rng)

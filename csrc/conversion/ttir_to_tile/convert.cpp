@@ -14,7 +14,7 @@
 //   - cache/eviction modifiers and isVolatile are ignored (Tile IR has none); hints
 //     (llvm.intr.assume) are dropped; gpu.barrier becomes a token fence (tokens.cpp).
 // Known limits: see unsupported() calls: fp8 atomics, float atomic max/min, 16-bit CAS,
-// tt.histogram, tt.gather, math.erf, cmpf ord/uno, tt.fp_to_fp with rtz.
+// tt.histogram, tt.gather, math.erf on f64, cmpf ord/uno, tt.fp_to_fp with rtz.
 #include "conversion/ttir_to_tile/convert.h"
 
 #include <cmath>
@@ -385,6 +385,43 @@ private:
     if (rounding >= 0)
       a.emplace_back("rounding", i32Attr(rounding));
     bind(o, make1(name, {get(o.operand(0))}, o.result(0)->type, a));
+  }
+
+  // math.erf on f32 (Tile IR has none; Triton's erf takes f32 and f64):
+  //   |x| < 1:       x * P(x^2)
+  //   1 <= |x| < 4:  sign(x) * (1 - exp(Q(|x|))), Q a fit of log(erfc) on [1, 4]
+  //   |x| >= 4:      sign(x) (erfc(4) = 1.5e-8 is under half an ulp of 1); NaN stays NaN.
+  // P (degree 5) and Q (degree 9) are least-squares fits in float64 on Chebyshev nodes: in
+  // f32 arithmetic without FMA they are at most 2.3 ulp from float64's erf over [-6, 6]
+  // (libdevice's erff: 2 ulp). f64 would need other fits: unsupported (the PTX path runs it).
+  void erf(const Operation &o) {
+    static const double kP[] = {1.1283791,   -0.3761232,   0.112801306,
+                                -0.02670995, 0.0049160235, -0.0005625396};
+    static const double kQ[] = {0.00040050052, -1.1306045,   -0.63108885,   -0.11090742,
+                                0.026999498,   -0.005021045, 0.00067333755, -6.0068796e-05,
+                                3.0952046e-06, -6.582858e-08};
+    Type f = o.result(0)->type;
+    if (!f32(f))
+      throw Unsupported{"math.erf on f64 (Tile IR has no erf; ours is an f32 polynomial)"};
+    Attrs nearest = floatMods(f, true, false);
+    auto op = [&](const char *n, Value *a, Value *b) { return make1(n, {a, b}, f, nearest); };
+    auto horner = [&](const double *k, int n, Value *v) {
+      Value *r = constFloat(k[n - 1], f);
+      for (int i = n - 2; i >= 0; --i)
+        r = op("addf", op("mulf", r, v), constFloat(k[i], f));
+      return r;
+    };
+    auto cmp = [&](int pred, Value *a, double b) {
+      return make1("cmpf", {a, constFloat(b, f)}, f.withElement(Type::integer(1)),
+                   {{"comparison_predicate", i32Attr(pred)}, {"comparison_ordering", i32Attr(1)}});
+    };
+    Value *x = get(o.operand(0));
+    Value *a = make1("absf", {x}, f);
+    Value *small = op("mulf", x, horner(kP, 6, op("mulf", x, x)));
+    Value *large = op("subf", constFloat(1, f), make1("exp", {horner(kQ, 10, a)}, f));
+    large = make1("select", {cmp(tile::kGe, a, 4), constFloat(1, f), large}, f);
+    large = make1("select", {cmp(tile::kLt, x, 0), make1("negf", {large}, f), large}, f);
+    bind(o, make1("select", {cmp(tile::kLt, a, 1), small, large}, f));
   }
 
   void fpToFp(const Operation &o) {
@@ -1675,6 +1712,7 @@ const std::unordered_map<std::string, Converter::Handler> &Converter::handlers()
     t["arith.bitcast"] = [](C &c, O o) { c.bitcast(o); };
     t["tt.bitcast"] = [](C &c, O o) { c.bitcast(o); };
     t["tt.fp_to_fp"] = [](C &c, O o) { c.fpToFp(o); };
+    t["math.erf"] = [](C &c, O o) { c.erf(o); };
     t["tt.int_to_ptr"] = [](C &c, O o) { c.cast(o, "int_to_ptr"); };
     t["tt.ptr_to_int"] = [](C &c, O o) { c.cast(o, "ptr_to_int"); };
     t["tt.clampf"] = [](C &c, O o) { c.clampf(o); };
