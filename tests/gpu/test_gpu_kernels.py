@@ -4,6 +4,7 @@ softmax, reductions, dot/matmul, atomics, layer norm, attention; plus what only 
 inputs; outputs are poisoned first (tests/tt_utils.py)."""
 
 import importlib.util
+import math
 import os
 import sys
 
@@ -133,6 +134,28 @@ def test_descriptor_matmul_guarded_loop(dev, path, rng, extra_programs, extra_k)
         before = k.general_launches
         k[grid](*descs, M, N, K + extra_k, bm, bn, bk)  # (a direct launch takes constexprs)
         assert k.general_launches - before == (1 if extra_programs or extra_k else 0)
+
+
+@triton.jit
+def _erf_kernel(X, Z, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(Z + offs, tl.math.erf(tl.load(X + offs, mask=mask)), mask=mask)
+
+
+def test_erf(dev, path, rng):
+    """f32 erf within 3 ulp of float64's (the Tile path: our polynomials and the GPU's exp;
+    the PTX path: libdevice)."""
+    n = 100_000
+    x = np.concatenate([rng.uniform(-1, 1, n // 2), rng.uniform(-5, 5, n // 2)]).astype(
+        np.float32)
+    dz = dev.to(poisoned(n, "float32"))
+    k = dev.launch(_erf_kernel, (triton.cdiv(n, 1024),), dev.to(x), dz, n, BLOCK=1024)
+    check_path(k, path)
+    ref = np.vectorize(math.erf)(x.astype(np.float64))
+    ulp = np.spacing(np.abs(ref).astype(np.float32)).astype(np.float64)
+    err = np.abs(dev.host(dz).astype(np.float64) - ref) / ulp
+    assert err.max() <= 3, (err.max(), x[err.argmax()])
 
 
 @triton.jit
