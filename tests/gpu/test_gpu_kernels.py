@@ -177,6 +177,31 @@ def test_atomics(dev, path, rng):
     assert bins[16] == x.max()
 
 
+@triton.jit
+def _float_extrema_kernel(X, ZMAX, ZMIN, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(X + offs, mask=mask)
+    tl.atomic_max(ZMAX + offs % 16, x, mask=mask)
+    tl.atomic_min(ZMIN + offs % 16, x, mask=mask)
+
+
+def test_float_atomic_max_min(dev, path, rng):
+    """Float atomic max/min over values of both signs (-0.0 included) from many programs;
+    on the Tile path, integer atomics on the bits."""
+    n = 10_000
+    x = numpy_random(n, "float32", rng)
+    x[::97] = -0.0
+    dmax = dev.to(np.full(16, -np.inf, np.float32))
+    dmin = dev.to(np.full(16, np.inf, np.float32))
+    k = dev.launch(_float_extrema_kernel, (triton.cdiv(n, 256),), dev.to(x), dmax, dmin, n,
+                   BLOCK=256)
+    check_path(k, path)
+    cols = x.reshape(-1, 16)  # (offs % 16: column j holds every 16th value)
+    np.testing.assert_array_equal(dev.host(dmax), cols.max(0))
+    np.testing.assert_array_equal(dev.host(dmin), cols.min(0))
+
+
 def test_layer_norm(dev, path, rng):
     M, N = 37, 1151
     x = (numpy_random((M, N), "float32", rng) * 2 + 0.5).astype(np.float16)

@@ -13,7 +13,7 @@
 //   - TILEIR_ENABLE_APPROX/FTZ set approx rounding and flush_to_zero on f32 ops;
 //   - cache/eviction modifiers and isVolatile are ignored (Tile IR has none); hints
 //     (llvm.intr.assume) are dropped; gpu.barrier becomes a token fence (tokens.cpp).
-// Known limits: see unsupported() calls: fp8 atomics, float atomic max/min, 16-bit CAS,
+// Known limits: see unsupported() calls: fp8 atomics, 16-bit float atomic max/min, 16-bit CAS,
 // tt.histogram, tt.gather, math.erf on f64, cmpf ord/uno, tt.fp_to_fp with rtz.
 #include "conversion/ttir_to_tile/convert.h"
 
@@ -801,8 +801,10 @@ private:
     int mode = static_cast<int>(op - 1);
     bool isFloat = elem.isFloat();
     int width = elem.bitWidth();
+    if (isFloat && (mode == tile::kMax || mode == tile::kMin) && width >= 32)
+      return floatMinMax(o, mode);
     if (isFloat && mode != tile::kAddF && mode != tile::kXchg)
-      throw Unsupported{"float atomic max/min has no Tile IR form"};
+      throw Unsupported{"float atomic max/min on " + elem.str()};
     if (mode == tile::kAddF && elem.floatKind() == FloatKind::BF16 && archNumber() < 90)
       throw Unsupported{"bf16 atomic add needs sm_90"};
     if (!isFloat && width < 32)
@@ -814,6 +816,35 @@ private:
     Attrs a = memoryAttrs(seg, ordering(o.intAttr("sem")), scope(o.intAttr("scope")));
     a.emplace_back("mode", i32Attr(mode));
     bind(o, make("atomic_rmw_tko", ops, {o.result(0)->type, Type::token()}, a)->result(0));
+  }
+
+  // Float atomic max/min (Tile IR's atomics take integers), as Triton lowers them: on the
+  // bits, max is a signed max where val >= 0 and an unsigned min elsewhere (negative floats
+  // order backwards as integers); min is a signed min / an unsigned max. The two atomics take
+  // disjoint lanes and commute; each lane's old value comes from the one that ran it. NaN
+  // values take the unsigned side, as in the CPU executors.
+  void floatMinMax(const Operation &o, int mode) {
+    Value *ptr = get(o.operand(0)), *val = get(o.operand(1));
+    Type vt = val->type;
+    Type it = vt.withElement(Type::integer(vt.element().bitWidth()));
+    Type bt = vt.withElement(Type::integer(1));
+    Value *iptr = make1("ptr_to_ptr", {ptr}, ptr->type.withElement(Type::pointer(it.element())));
+    Value *ival = make1("bitcast", {val}, it);
+    Value *pos =
+        make1("cmpf", {val, constFloat(0, vt)}, bt,
+              {{"comparison_predicate", i32Attr(tile::kGe)}, {"comparison_ordering", i32Attr(1)}});
+    Value *mask = o.numOperands() > 2 ? get(o.operand(2)) : nullptr;
+    auto side = [&](Value *lanes, int m) {
+      Value *on = mask ? make1("andi", {mask, lanes}, bt) : lanes;
+      Attrs a = memoryAttrs({1, 1, 1, 0}, ordering(o.intAttr("sem")), scope(o.intAttr("scope")));
+      a.emplace_back("mode", i32Attr(m));
+      return make("atomic_rmw_tko", {iptr, ival, on}, {it, Type::token()}, a)->result(0);
+    };
+    bool max = mode == tile::kMax;
+    Value *neg = make1("xori", {pos, constInt(1, bt)}, bt);
+    Value *p = side(pos, max ? tile::kMax : tile::kMin);
+    Value *n = side(neg, max ? tile::kUMin : tile::kUMax);
+    bind(o, make1("bitcast", {make1("select", {pos, p, n}, it)}, vt));
   }
 
   void atomicCas(const Operation &o) {
