@@ -156,15 +156,18 @@ def _histogram_kernel(X, M, Z, BLOCK: tl.constexpr, BINS: tl.constexpr):
     tl.store(Z + BINS + tl.arange(0, BINS), tl.histogram(x, BINS, mask=m))
 
 
-@pytest.mark.parametrize("dtype", ["int32", "int8"])
-def test_histogram(dtype, rng):
+@pytest.mark.parametrize("dtype", ["int32", "int8", "int64"])
+def test_histogram(dtype, path, rng):
+    """Many hits per bin; values below 0 and from `bins` on count nowhere."""
     block, bins = 512, 16
-    x = rng.integers(0, bins, size=block).astype(dtype)  # many hits per bin
+    x = rng.integers(-4, bins + 4, size=block).astype(dtype)
     m = numpy_random(block, "bool", rng).astype(np.int8)
     z = poisoned(2 * bins, "int32")
-    _histogram_kernel[(1,)](x, m, z, BLOCK=block, BINS=bins)
-    assert_equal(z[:bins], np.bincount(x, minlength=bins))
-    assert_equal(z[bins:], np.bincount(x[m != 0], minlength=bins))
+    k = _histogram_kernel[(1,)](x, m, z, BLOCK=block, BINS=bins)
+    assert k.metadata.path == path  # Tile IR: a one-hot compare and a sum
+    inside = (x >= 0) & (x < bins)
+    assert_equal(z[:bins], np.bincount(x[inside], minlength=bins))
+    assert_equal(z[bins:], np.bincount(x[inside & (m != 0)], minlength=bins))
 
 
 @triton.jit

@@ -14,7 +14,8 @@
 //   - cache/eviction modifiers and isVolatile are ignored (Tile IR has none); hints
 //     (llvm.intr.assume) are dropped; gpu.barrier becomes a token fence (tokens.cpp).
 // Known limits: see unsupported() calls: fp8 atomics, 16-bit float atomic max/min, 16-bit CAS,
-// tt.histogram, tt.gather, math.erf on f64, cmpf ord/uno, tt.fp_to_fp with rtz.
+// tt.histogram over 2^20 compares, tt.gather, math.erf on f64, cmpf ord/uno, tt.fp_to_fp
+// with rtz.
 #include "conversion/ttir_to_tile/convert.h"
 
 #include <cmath>
@@ -845,6 +846,43 @@ private:
     Value *p = side(pos, max ? tile::kMax : tile::kMin);
     Value *n = side(neg, max ? tile::kUMin : tile::kUMax);
     bind(o, make1("bitcast", {make1("select", {pos, p, n}, it)}, vt));
+  }
+
+  // tt.histogram (Tile IR has none): one-hot counts, the N values against the B bins as an
+  // N x B compare summed over N. Values outside [0, B) and masked-off lanes count nowhere (the
+  // CPU executors' rule). Above 2^20 compares the kernel falls back instead.
+  void histogram(const Operation &o) {
+    Value *x = get(o.operand(0));
+    int64_t n = x->type.shape()[0], bins = o.result(0)->type.shape()[0];
+    if (n * bins > (int64_t(1) << 20))
+      throw Unsupported{"tt.histogram of " + std::to_string(n) + " values into " +
+                        std::to_string(bins) + " bins (over 2^20 compares)"};
+    Type ct = x->type.element().intWidth() > 32 ? i64() : i32();
+    if (x->type.element() != ct)
+      x = make1("exti", {x}, x->type.withElement(ct), {{"signedness", i32Attr(tile::kSigned)}});
+    Type grid = Type::tensor({n, bins}, ct), hits = grid.withElement(Type::integer(1));
+    auto spread = [&](Value *v, std::vector<int64_t> unit, Type to) {
+      return make1("broadcast", {make1("reshape", {v}, v->type.withShape(unit))}, to);
+    };
+    Value *values = spread(x, {n, 1}, grid);
+    Value *ids = spread(make1("iota", {}, Type::tensor({bins}, ct)), {1, bins}, grid);
+    Value *hit = make1(
+        "cmpi", {values, ids}, hits,
+        {{"comparison_predicate", i32Attr(tile::kEq)}, {"signedness", i32Attr(tile::kSigned)}});
+    if (o.numOperands() > 1)
+      hit = make1("andi", {hit, spread(get(o.operand(1)), {n, 1}, hits)}, hits);
+    Type counts = grid.withElement(i32());
+    Value *ones = make1("exti", {hit}, counts, {{"signedness", i32Attr(tile::kUnsigned)}});
+    Operation *r = make(
+        "reduce", {ones}, {o.result(0)->type},
+        {{"dim", i32Attr(0)}, {"identities", Attribute::array({Attribute::integer(0, i32())})}}, 1);
+    Block *body = r->region(0)->addBlock();
+    Value *elem = body->addArg(i32()), *acc = body->addArg(i32());
+    auto ip = b_.saveInsertionPoint();
+    b_.setInsertionPointToEnd(body);
+    make("yield", {make1("addi", {acc, elem}, i32())}, {});
+    b_.restoreInsertionPoint(ip);
+    bind(o, r->result(0));
   }
 
   void atomicCas(const Operation &o) {
@@ -1744,6 +1782,7 @@ const std::unordered_map<std::string, Converter::Handler> &Converter::handlers()
     t["tt.bitcast"] = [](C &c, O o) { c.bitcast(o); };
     t["tt.fp_to_fp"] = [](C &c, O o) { c.fpToFp(o); };
     t["math.erf"] = [](C &c, O o) { c.erf(o); };
+    t["tt.histogram"] = [](C &c, O o) { c.histogram(o); };
     t["tt.int_to_ptr"] = [](C &c, O o) { c.cast(o, "int_to_ptr"); };
     t["tt.ptr_to_int"] = [](C &c, O o) { c.cast(o, "ptr_to_int"); };
     t["tt.clampf"] = [](C &c, O o) { c.clampf(o); };
