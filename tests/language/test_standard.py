@@ -3,7 +3,7 @@ swizzle2d, squeeze/unsqueeze, histogram, gather."""
 
 import numpy as np
 import pytest
-from tt_utils import assert_close, assert_equal, numpy_random, poisoned, to_f64
+from tt_utils import assert_bits_equal, assert_close, assert_equal, numpy_random, poisoned, to_f64
 
 import triton_tile as triton
 import triton_tile.language as tl
@@ -181,12 +181,20 @@ def _gather_kernel(S, I0, I1, Z, M: tl.constexpr, N: tl.constexpr, K: tl.constex
     tl.store(Z + M * K + _offs2(K, N), g0)
 
 
-def test_gather(rng):
+@pytest.mark.parametrize("dtype, idx_dtype", [("float32", "int32"), ("float16", "int64"),
+                                              ("int8", "int16"), ("float64", "int32")])
+def test_gather(dtype, idx_dtype, path, rng):
+    """Along either axis, bit-exact (-0.0 and NaN included); on the Tile path a one-hot
+    selection."""
     m, n, k = 8, 16, 4
-    src = numpy_random((m, n), "float32", rng)
-    i1 = rng.integers(0, n, size=(m, k)).astype(np.int32)
-    i0 = rng.integers(0, m, size=(k, n)).astype(np.int32)
-    z = poisoned(m * k + k * n, "float32")
-    _gather_kernel[(1,)](src, i0, i1, z, M=m, N=n, K=k)
-    assert_close(z[:m * k], np.take_along_axis(src, i1, 1).ravel(), rtol=0)
-    assert_close(z[m * k:], np.take_along_axis(src, i0, 0).ravel(), rtol=0)
+    src = numpy_random((m, n), dtype, rng)
+    if dtype.startswith("float"):
+        src[0, :3] = [-0.0, np.nan, np.inf]
+    i1 = rng.integers(0, n, size=(m, k)).astype(idx_dtype)
+    i1[0, :3] = [0, 1, 2]
+    i0 = rng.integers(0, m, size=(k, n)).astype(idx_dtype)
+    z = poisoned(m * k + k * n, dtype)
+    g = _gather_kernel[(1,)](src, i0, i1, z, M=m, N=n, K=k)
+    assert g.metadata.path == path
+    assert_bits_equal(z[:m * k], np.take_along_axis(src, i1, 1).ravel())
+    assert_bits_equal(z[m * k:], np.take_along_axis(src, i0, 0).ravel())

@@ -14,8 +14,8 @@
 //   - cache/eviction modifiers and isVolatile are ignored (Tile IR has none); hints
 //     (llvm.intr.assume) are dropped; gpu.barrier becomes a token fence (tokens.cpp).
 // Known limits: see unsupported() calls: fp8 atomics, 16-bit float atomic max/min, 16-bit CAS,
-// tt.histogram over 2^20 compares, tt.gather, math.erf on f64, cmpf ord/uno, tt.fp_to_fp
-// with rtz.
+// tt.histogram and tt.gather over 2^20 compares, math.erf on f64, cmpf ord/uno,
+// tt.fp_to_fp with rtz.
 #include "conversion/ttir_to_tile/convert.h"
 
 #include <cmath>
@@ -883,6 +883,74 @@ private:
     make("yield", {make1("addi", {acc, elem}, i32())}, {});
     b_.restoreInsertionPoint(ip);
     bind(o, r->result(0));
+  }
+
+  // tt.gather (Tile IR has none): one-hot selection. Each output lane compares its index
+  // with every position 0..N-1 of the source's axis, in a tile of the index's shape plus a
+  // last dimension N where the hit keeps the source element's bits and the others 0; an OR
+  // over that dimension leaves the element (bits: exact for every type, -0.0 and NaN too). An
+  // index outside [0, N) gathers 0 (Triton leaves it undefined; the CPU executors raise).
+  // Above 2^20 compares the kernel falls back instead.
+  void gather(const Operation &o) {
+    Value *src = get(o.operand(0)), *idx = get(o.operand(1));
+    const std::vector<int64_t> &ss = src->type.shape(), &is = idx->type.shape();
+    size_t rank = is.size(), axis = static_cast<size_t>(o.intAttr("axis"));
+    int64_t n = ss[axis], total = n;
+    for (int64_t d : is)
+      total *= d;
+    Type se = src->type.element();
+    if (total > (int64_t(1) << 20))
+      throw Unsupported{"tt.gather over " + std::to_string(total) + " compares (over 2^20)"};
+    if (!se.isFloat() && !(se.isInt() && se.intWidth() >= 8))
+      throw Unsupported{"tt.gather of " + se.str()};
+    Type bits = Type::integer(se.bitWidth());
+    Value *sb = se.isFloat() ? make1("bitcast", {src}, src->type.withElement(bits)) : src;
+    // The source with its axis last, then broadcast over the index's positions on that axis.
+    std::vector<int64_t> perm, unit = is, big = is;
+    for (size_t d = 0; d < rank; ++d)
+      if (d != axis)
+        perm.push_back(static_cast<int64_t>(d));
+    perm.push_back(static_cast<int64_t>(axis));
+    if (axis + 1 != rank) {
+      std::vector<int64_t> moved;
+      for (int64_t d : perm)
+        moved.push_back(ss[d]);
+      sb = make1("permute", {sb}, sb->type.withShape(moved),
+                 {{"permutation", Attribute::i32Array(perm)}});
+    }
+    unit[axis] = 1;
+    unit.push_back(n);
+    big.push_back(n);
+    Type grid = Type::tensor(big, bits);
+    Value *values = make1("broadcast", {make1("reshape", {sb}, grid.withShape(unit))}, grid);
+    Type ct = idx->type.element().intWidth() > 32 ? i64() : i32();
+    if (idx->type.element() != ct)
+      idx =
+          make1("exti", {idx}, idx->type.withElement(ct), {{"signedness", i32Attr(tile::kSigned)}});
+    std::vector<int64_t> idxUnit = is, posUnit(rank, 1);
+    idxUnit.push_back(1);
+    posUnit.push_back(n);
+    Type cgrid = grid.withElement(ct);
+    Value *want = make1("broadcast", {make1("reshape", {idx}, cgrid.withShape(idxUnit))}, cgrid);
+    Value *iota = make1("iota", {}, Type::tensor({n}, ct));
+    Value *pos = make1("broadcast", {make1("reshape", {iota}, cgrid.withShape(posUnit))}, cgrid);
+    Value *hit = make1(
+        "cmpi", {want, pos}, grid.withElement(Type::integer(1)),
+        {{"comparison_predicate", i32Attr(tile::kEq)}, {"signedness", i32Attr(tile::kSigned)}});
+    Value *picked = make1("select", {hit, values, constInt(0, grid)}, grid);
+    Type out = idx->type.withElement(bits);
+    Operation *r = make("reduce", {picked}, {out},
+                        {{"dim", i32Attr(static_cast<int64_t>(rank))},
+                         {"identities", Attribute::array({Attribute::integer(0, bits)})}},
+                        1);
+    Block *body = r->region(0)->addBlock();
+    Value *elem = body->addArg(bits), *acc = body->addArg(bits);
+    auto ip = b_.saveInsertionPoint();
+    b_.setInsertionPointToEnd(body);
+    make("yield", {make1("ori", {acc, elem}, bits)}, {});
+    b_.restoreInsertionPoint(ip);
+    Value *res = r->result(0);
+    bind(o, se.isFloat() ? make1("bitcast", {res}, o.result(0)->type) : res);
   }
 
   void atomicCas(const Operation &o) {
@@ -1783,6 +1851,7 @@ const std::unordered_map<std::string, Converter::Handler> &Converter::handlers()
     t["tt.fp_to_fp"] = [](C &c, O o) { c.fpToFp(o); };
     t["math.erf"] = [](C &c, O o) { c.erf(o); };
     t["tt.histogram"] = [](C &c, O o) { c.histogram(o); };
+    t["tt.gather"] = [](C &c, O o) { c.gather(o); };
     t["tt.int_to_ptr"] = [](C &c, O o) { c.cast(o, "int_to_ptr"); };
     t["tt.ptr_to_int"] = [](C &c, O o) { c.cast(o, "ptr_to_int"); };
     t["tt.clampf"] = [](C &c, O o) { c.clampf(o); };
