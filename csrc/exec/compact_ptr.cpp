@@ -135,15 +135,15 @@ void checkRow(const Inst &I, const Frame &F, Access kind, uint64_t start, int64_
     uint64_t lo = start + first * stride, hi = start + affLast * stride;
     if (lo > hi)
       std::swap(lo, hi);
-    if (!accessible(I, L, kind, lo, hi - lo + es))
+    if (!accessible(I, L, kind, lo, hi - lo + es, false))
       for (int64_t j = first; j <= affLast; ++j) {
         uint64_t addr = start + j * stride;
-        if ((!m || m[j]) && !accessible(I, L, kind, addr, es))
+        if ((!m || m[j]) && !accessible(I, L, kind, addr, es, true))
           throwOob(I, F, kind, addr, laneBase + j);
       }
   }
   for (int64_t j = std::max(first, limit); j <= last; ++j)
-    if ((!m || m[j]) && !accessible(I, L, kind, ex[j], es))
+    if ((!m || m[j]) && !accessible(I, L, kind, ex[j], es, true))
       throwOob(I, F, kind, ex[j], laneBase + j);
 }
 

@@ -42,9 +42,11 @@ inline bool inBounds(const LaunchState &L, uint64_t addr, uint64_t bytes) {
 // Whether an instruction may touch [addr, addr + bytes): inside one array argument, or, for a
 // pointer of unknown provenance (I.checked false, see emitMemory), inside mapped memory with
 // the access's permission (mapped_memory.h).
+// `lane`: one lane's range (a miss rereads the mappings), not a span over several lanes.
 inline bool accessible(const Inst &I, const LaunchState &L, Access kind, uint64_t addr,
-                       uint64_t bytes) {
-  return I.checked ? inBounds(L, addr, bytes) : mappedMemory(addr, bytes, kind != Access::Load);
+                       uint64_t bytes, bool lane) {
+  return I.checked ? inBounds(L, addr, bytes)
+                   : mappedMemory(addr, bytes, kind != Access::Load, lane);
 }
 
 // The fast test before a copy: inBounds, and always false for a pointer of unknown
@@ -67,13 +69,13 @@ inline void checkLanes(const Inst &I, const Frame &F, Access kind, const uint64_
   }
   if (lo == UINT64_MAX && hi == 0)
     return; // no active lane
-  if (hi >= lo && accessible(I, L, kind, lo, hi - lo + es))
+  if (hi >= lo && accessible(I, L, kind, lo, hi - lo + es, false))
     return;
   for (int64_t i = 0; i < n; ++i) {
     if (m && !m[mb ? 0 : i])
       continue;
     uint64_t a = p[pb ? 0 : i];
-    if (!accessible(I, L, kind, a, es))
+    if (!accessible(I, L, kind, a, es, true))
       throwOob(I, F, kind, a, i);
   }
 }

@@ -66,13 +66,13 @@ void checkBox(const Inst &I, const Frame &F, const ViewAux &a, const ViewBox &b,
     return;
   uint64_t lo, hi;
   boxSpan(a, b, lo, hi);
-  if (hi > lo && accessible(I, *F.launch, kind, lo, hi - lo))
+  if (hi > lo && accessible(I, *F.launch, kind, lo, hi - lo, false))
     return;
   const int64_t inner = b.step[a.rank - 1];
   forEachRow(a, b, [&](uint64_t addr, int64_t lane, int64_t len) {
     for (int64_t j = 0; j < len; ++j) {
       uint64_t x = addr + static_cast<uint64_t>(j * inner);
-      if (!accessible(I, *F.launch, kind, x, static_cast<uint64_t>(a.es)))
+      if (!accessible(I, *F.launch, kind, x, static_cast<uint64_t>(a.es), true))
         throwOob(I, F, kind, x, lane + j);
     }
   });

@@ -242,14 +242,22 @@ class FakeTorchCuda:
 
     is_cuda = True
 
-    def __init__(self, ptr):
-        self.ptr, self.dtype = ptr, np.dtype(np.float32)
+    def __init__(self, ptr, device=0):
+        self.ptr, self.device, self.dtype = ptr, device, np.dtype(np.float32)
 
     def data_ptr(self):
         return self.ptr
 
     def get_device(self):
-        return 0
+        return self.device
+
+
+def fake_twin(monkeypatch, jit_fn):
+    """Registers a stand-in stock twin of `jit_fn`, holding the globals it reads as twin_of
+    would (no stock Triton here)."""
+    g = jit_fn.fn.__globals__
+    copied = tuple((n, g[n]) for n in sorted(ptx_gpu._names(jit_fn.fn.__code__)) if n in g)
+    monkeypatch.setitem(ptx_gpu._TWINS, id(jit_fn), (jit_fn, jit_fn.src, object(), copied))
 
 
 def test_ptx_path_launches_hand_straight_to_stock_triton(monkeypatch, gpu_machine):
@@ -265,6 +273,7 @@ def test_ptx_path_launches_hand_straight_to_stock_triton(monkeypatch, gpu_machin
         return stock_kernels.setdefault(bound[3] % 16 == 0, object())
 
     monkeypatch.setattr(ptx_gpu, "launch_stock", launch_stock)
+    fake_twin(monkeypatch, add_kernel)
     specialized = []
     real = add_kernel._specialize
     monkeypatch.setattr(add_kernel, "_specialize",
@@ -285,3 +294,41 @@ def test_ptx_path_launches_hand_straight_to_stock_triton(monkeypatch, gpu_machin
                                                                                np.float32)
     add_kernel[(1,)](a, b, c, 8, BLOCK=8)  # host arrays: the CPU executor, not stock Triton
     assert len(launches) == 3 and c.tolist() == (a + 1).tolist()
+
+
+_SCALE = _SCALE_BEFORE = tl.constexpr(2)
+
+
+@triton.jit
+def scale_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * _SCALE, mask=offs < n)
+
+
+def test_ptx_fast_launch_still_checks_globals_and_devices(monkeypatch, gpu_machine):
+    from triton_tile.runtime import specialize as sp
+
+    monkeypatch.setenv("ENABLE_TILE", "0")
+    monkeypatch.setattr(sp, "_TORCH_CUDA_TYPES", {FakeTorchCuda})
+    stock, launches = object(), []
+    monkeypatch.setattr(ptx_gpu, "launch_stock",
+                        lambda *a: launches.append(a[1]) or stock)
+    fake_twin(monkeypatch, scale_kernel)
+    x, out = FakeTorchCuda(1 << 20), FakeTorchCuda(2 << 20)
+    scale_kernel.cache.clear()
+    k = scale_kernel[(1,)](x, out, 100, BLOCK=128)
+    assert scale_kernel[(1,)](x, out, 100, BLOCK=128) is k and len(launches) == 2
+    # A global the kernel read was rebound: the twin (which holds a copy) is stale, so the
+    # launch takes our path, which raises before launching, as stock Triton would.
+    n = len(launches)
+    monkeypatch.setitem(globals(), "_SCALE", tl.constexpr(3))
+    with pytest.raises(RuntimeError, match="Global variable _SCALE has changed"):
+        scale_kernel[(1,)](x, out, 100, BLOCK=128)
+    assert len(launches) == n
+    monkeypatch.setitem(globals(), "_SCALE", _SCALE_BEFORE)
+    # Arrays on two devices: the TypeError comes before anything launches.
+    n = len(launches)
+    with pytest.raises(TypeError, match="on CUDA device 1 but argument 'x_ptr' is on CUDA "
+                                        "device 0"):
+        scale_kernel[(1,)](x, FakeTorchCuda(3 << 20, device=1), 100, BLOCK=128)
+    assert len(launches) == n

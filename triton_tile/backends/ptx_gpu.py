@@ -71,12 +71,30 @@ def to_stock(v: Any) -> Any:
     return v
 
 
+def _current(hit, jit_fn) -> bool:
+    """Whether a twin still stands for `jit_fn`: same source, and every global it copied
+    still the same object (the twin reads copies: a global rebound since would be stale)."""
+    if hit is None or hit[0] is not jit_fn or hit[1] != jit_fn.src:
+        return False
+    g = jit_fn.fn.__globals__
+    return all(g.get(name, _MISSING) is value for name, value in hit[3])
+
+
+_MISSING = object()
+
+
+def twin_current(jit_fn) -> bool:
+    """Whether twin_of(jit_fn) would return its existing twin unchanged."""
+    return _current(_TWINS.get(id(jit_fn)), jit_fn)
+
+
 def twin_of(jit_fn):
-    """Stock Triton's JITFunction for our `jit_fn` (made once per source version)."""
+    """Stock Triton's JITFunction for our `jit_fn` (made again when its source changes or a
+    global it reads is rebound)."""
     triton = stock_triton()
     with _LOCK:
         hit = _TWINS.get(id(jit_fn))
-        if hit is not None and hit[0] is jit_fn and hit[1] == jit_fn.src:
+        if _current(hit, jit_fn):
             return hit[2]
         fn = jit_fn.fn
         code = fn.__code__
@@ -96,10 +114,11 @@ def twin_of(jit_fn):
                           or None, debug=jit_fn.debug, noinline=jit_fn.noinline or None)
         if twin.src != jit_fn.src:  # a test templated our source: the twin follows it
             twin._unsafe_update_src(jit_fn.src)
-        _TWINS[id(jit_fn)] = (jit_fn, jit_fn.src, twin)
-        for name in _names(code):
-            if name in fn.__globals__:
-                scope[name] = to_stock(fn.__globals__[name])
+        copied = tuple((name, fn.__globals__[name]) for name in sorted(_names(code))
+                       if name in fn.__globals__)
+        _TWINS[id(jit_fn)] = (jit_fn, jit_fn.src, twin, copied)
+        for name, value in copied:
+            scope[name] = to_stock(value)
         if cells:
             for new, old in zip(cells, fn.__closure__):
                 try:

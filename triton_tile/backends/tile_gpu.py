@@ -44,6 +44,7 @@ from . import cpu, tileiras
 
 _ARCH: Dict[int, str] = {}
 _INDEX_LOCK = threading.Lock()
+_GENERAL_LOCK = threading.Lock()
 
 
 def device_arch(device: int) -> str:
@@ -260,11 +261,14 @@ class TileGPUKernel(cc.CompiledKernel):
         kernel = self._cuda[device]
         if self._guard is None or self._guard.holds(grid, flat):
             return kernel
-        self.general_launches += 1
+        self.general_launches += 1  # (a statistic: not exact under concurrent launches)
         general = self._general.get(device)
         if general is None:
-            general = self._general[device] = cpu.core().CudaKernel(
-                self.asm["cubin_general"], self.name, device, self.signature)
+            with _GENERAL_LOCK:  # one module per device, never unloaded under a launch
+                general = self._general.get(device)
+                if general is None:
+                    general = self._general[device] = cpu.core().CudaKernel(
+                        self.asm["cubin_general"], self.name, device, self.signature)
         return general
 
     def launch_device(self, grid, runtime, buf, bound, opt_kw) -> None:
@@ -339,8 +343,8 @@ class LaunchGuard:
         if ok is None:
             ok = self._run(grid, values)
             with self._lock:
-                if len(self._decided) >= self.MAX_CACHED:
-                    self._decided.clear()
+                if len(self._decided) >= self.MAX_CACHED:  # the oldest decision goes
+                    self._decided.pop(next(iter(self._decided)), None)
                 self._decided[key] = ok
         return ok
 

@@ -163,8 +163,9 @@ class JITFunction(KernelInterface):
         self._param_names = frozenset(self.arg_names)
         self.cache: Dict[Any, Any] = {}  # in-memory: key -> (CompiledKernel, global checks)
         self._options_cache: Dict[Any, cpu.CPUOptions] = {}
-        # GPU PTX path: id(stock Triton's kernel) -> (it, our kernel that stands for it)
-        self._by_stock: Dict[int, tuple] = {}
+        # GPU PTX path: (id(stock Triton's kernel), id(options)) -> (it, our kernel that
+        # stands for it)
+        self._by_stock: Dict[tuple, tuple] = {}
         self._chains = None
         self._hash = None
         self._hash_epoch = -1
@@ -345,7 +346,8 @@ class JITFunction(KernelInterface):
             bound = self._binder(*args)
         options = self._options(opt_kw)
         stock = None
-        if not warmup and not options.enable_tile and self._cuda_only(bound):
+        if not warmup and not options.enable_tile and self._cuda_only(bound) and \
+                self._twin_current():
             # The GPU's PTX path hands the launch to stock Triton, which specializes and
             # caches on its own: ours would only repeat that work (launch overhead 3x stock's)
             # to find the kernel object to return. Launch first, then look it up by the stock
@@ -355,8 +357,9 @@ class JITFunction(KernelInterface):
             from ..backends import ptx_gpu
 
             stock = ptx_gpu.launch_stock(self, cc.normalize_grid(grid), bound, opt_kw)
-            hit = self._by_stock.get(id(stock))
+            hit = self._by_stock.get((id(stock), id(options)))
             if hit is not None and hit[0] is stock:
+                hit[1].ran(stock)
                 return hit[1]
             warmup = True
         # The executor follows the data: CUDA arrays run on their GPU, host arrays on the CPU;
@@ -375,11 +378,7 @@ class JITFunction(KernelInterface):
         if entry is None:
             entry = self._compile(key, bound, spec_key, options, device)
         kernel, checks = entry
-        for use in checks:
-            cur = use.getter()
-            if not deps.same_value(cur, use.value):
-                raise RuntimeError(f"Global variable {use.name} has changed since we compiled "
-                                   f"this kernel, from {use.value!r} to {cur!r}")
+        self._check_globals(checks)
         if not warmup:
             if callable(grid):
                 grid = grid(dict(zip(self.arg_names, bound)))
@@ -390,13 +389,28 @@ class JITFunction(KernelInterface):
                 kernel.launch_device(cc.normalize_grid(grid), runtime, buf, bound, opt_kw)
         if stock is not None and getattr(kernel, "path_of_stock", False):
             kernel.ran(stock)
-            self._by_stock[id(stock)] = (stock, kernel)
+            self._by_stock[(id(stock), id(options))] = (stock, kernel)
         return kernel
 
+    def _twin_current(self) -> bool:
+        """Whether stock Triton's twin of this function is made and not stale (a global it
+        read rebound since): only then may a launch skip our checks of the globals."""
+        from ..backends import ptx_gpu
+
+        return ptx_gpu.twin_current(self)
+
+    @staticmethod
+    def _check_globals(checks) -> None:
+        for use in checks:
+            cur = use.getter()
+            if not deps.same_value(cur, use.value):
+                raise RuntimeError(f"Global variable {use.name} has changed since we compiled "
+                                   f"this kernel, from {use.value!r} to {cur!r}")
+
     def _cuda_only(self, bound: tuple) -> bool:
-        """Whether every array argument is a torch CUDA tensor and the rest Python scalars
-        (what stock Triton takes as they are): the PTX path's fast launch."""
-        cuda = False
+        """Whether every array argument is a torch CUDA tensor on one device and the rest
+        Python scalars (what stock Triton takes as they are): the PTX path's fast launch."""
+        device = None
         for p, v in zip(self.params, bound):
             if p.is_constexpr or v is None:
                 continue
@@ -404,10 +418,13 @@ class JITFunction(KernelInterface):
             if t in sp._TORCH_CUDA_TYPES:
                 if not v.is_cuda:
                     return False
-                cuda = True
+                d = v.get_device()
+                if device is not None and d != device:
+                    return False  # two devices: our path raises the TypeError first
+                device = d
             elif t is not int and t is not float and t is not bool:
                 return False
-        return cuda
+        return device is not None
 
     def _compile(self, key, bound, spec_key, options, device=None):
         with _COMPILE_LOCK:
