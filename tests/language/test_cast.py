@@ -190,9 +190,10 @@ def _rtz_ref(x32, dst):
 
 @pytest.mark.parametrize("dst", param_dtypes("float16", "bfloat16"))
 @pytest.mark.parametrize("rounding", ["rtne", "rtz"])
-def test_fp_downcast_rounding(dst, rounding, rng):
+def test_fp_downcast_rounding(dst, rounding, path, rng):
     x = _float_source("float32", dst, rng)
-    x[:4] = [1e5, -1e5, 65519.0, 3e-6]  # fp16 overflow, near the max, subnormal
+    x[:8] = [1e5, -1e5, 65519.0, 3e-6, np.inf, -np.inf, np.nan, -0.0]  # overflow, near the
+    # max, subnormal, and what must stay as it is
     z = _run(x, dst, rounding)
     if rounding == "rtz":
         ref = _rtz_ref(x, dst)

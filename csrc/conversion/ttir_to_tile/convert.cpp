@@ -14,8 +14,7 @@
 //   - cache/eviction modifiers and isVolatile are ignored (Tile IR has none); hints
 //     (llvm.intr.assume) are dropped; gpu.barrier becomes a token fence (tokens.cpp).
 // Known limits: see unsupported() calls: fp8 atomics, 16-bit float atomic max/min, 16-bit CAS,
-// tt.histogram and tt.gather over 2^20 compares, math.erf on f64, cmpf ord/uno,
-// tt.fp_to_fp with rtz.
+// tt.histogram and tt.gather over 2^20 compares, math.erf on f64, cmpf ord/uno.
 #include "conversion/ttir_to_tile/convert.h"
 
 #include <cmath>
@@ -425,11 +424,26 @@ private:
     bind(o, make1("select", {cmp(tile::kLt, a, 1), small, large}, f));
   }
 
+  // tt.fp_to_fp. Round toward zero (a downcast's `rtz`): Tile IR's ftof rounds to nearest
+  // even, so a result that came out larger in magnitude than the source (widened back
+  // exactly, compared) steps one unit toward zero on its bits: inf from a finite source
+  // becomes the largest finite value; zeros, infinities and NaN stay.
   void fpToFp(const Operation &o) {
-    if (o.hasAttr("rounding") && o.intAttr("rounding") == 0 &&
-        o.result(0)->type.element().bitWidth() < o.operand(0)->type.element().bitWidth())
-      throw Unsupported{"round-toward-zero float conversion (Tile IR ftof rounds to nearest even)"};
-    cast(o, "ftof", -1, tile::kNearestEven);
+    Type to = o.result(0)->type;
+    Value *x = get(o.operand(0));
+    Value *r = make1("ftof", {x}, to, {{"rounding", i32Attr(tile::kNearestEven)}});
+    if (!o.hasAttr("rounding") || o.intAttr("rounding") != 0 ||
+        to.element().bitWidth() >= x->type.element().bitWidth())
+      return bind(o, r);
+    Type from = x->type, bits = to.withElement(Type::integer(to.element().bitWidth()));
+    Value *back = make1("ftof", {r}, from, {{"rounding", i32Attr(tile::kNearestEven)}});
+    Value *away =
+        make1("cmpf", {make1("absf", {back}, from), make1("absf", {x}, from)},
+              from.withElement(Type::integer(1)),
+              {{"comparison_predicate", i32Attr(tile::kGt)}, {"comparison_ordering", i32Attr(1)}});
+    Value *rb = make1("bitcast", {r}, bits);
+    Value *down = make1("subi", {rb, constInt(1, bits)}, bits);
+    bind(o, make1("bitcast", {make1("select", {away, down, rb}, bits)}, to));
   }
 
   void bitcast(const Operation &o) {
