@@ -139,6 +139,10 @@ class JITFunction(KernelInterface):
                 raise TypeError(f"@jit function {fn.__name__}: parameter {p.name!r} is "
                                 "tl.constexpr and in do_not_specialize; it cannot be both")
         self.constexprs = [p.num for p in self.params if p.is_constexpr]
+        # What _specialize reads per parameter at every launch, gathered once.
+        self._spec_plan = tuple((p.is_constexpr, not p.do_not_specialize,
+                                 not p.do_not_specialize_on_alignment, p.annotation_type, p.name)
+                                for p in self.params)
         self.debug = debug
         self.noinline = bool(noinline)
         self.repr = repr if repr is not None else (lambda _: fn.__name__)
@@ -274,24 +278,22 @@ class JITFunction(KernelInterface):
         host = check = False  # check: tuples or two devices seen, launch_device sorts it out
         seen = set()  # buffers by allocation: a repeat may alias (sp.alias_classes decides)
         shared = False
-        for p, v in zip(self.params, bound):
-            if p.is_constexpr:
+        for (constexpr, specialize, align, annotation, pname), v in zip(self._spec_plan, bound):
+            if constexpr:
                 if sp._is_constexpr_obj(v):
                     v = v.value
                 try:
                     spec_key.append(("constexpr", sp.hashable(v)))
                 except sp.ArgError as e:
-                    raise TypeError(f"{name}: argument {p.name!r} {e}") from None
+                    raise TypeError(f"{name}: argument {pname!r} {e}") from None
                 runtime.append(sp.CONSTEXPR)
                 continue
             try:
-                t, k, rt = sp.specialize_arg(v, not p.do_not_specialize,
-                                             not p.do_not_specialize_on_alignment,
-                                             p.annotation_type, warmup)
+                t, k, rt = sp.specialize_arg(v, specialize, align, annotation, warmup)
                 if t == "constexpr":
                     k = sp.hashable(k)
             except sp.ArgError as e:
-                raise e.exc_type(f"{name}: argument {p.name!r} {e}") from None
+                raise e.exc_type(f"{name}: argument {pname!r} {e}") from None
             spec_key.append((t, k))
             runtime.append(rt)
             cls = type(rt)

@@ -240,6 +240,10 @@ def specialize_arg(value, specialize: bool, align: bool, annotation: str, warmup
         if name is not None:
             buf = _numpy_buffer(value)
             return "*" + name, ("D" if specialize and align and buf.ptr % 16 == 0 else None), buf
+    if type(value) is int and not annotation and _I32_MIN <= value < _I32_MAX:  # sizes
+        if specialize and value == 1:
+            return "constexpr", 1, CONSTEXPR
+        return "i32", "D" if specialize and align and value % 16 == 0 else None, value
     if type(value) in _TORCH_CUDA_TYPES and not annotation and value.is_cuda:  # GPU launches
         name = canonical_dtype(value.dtype)
         if name is not None:
