@@ -185,16 +185,21 @@ def _matmul_tma_example():
     return mod
 
 
-def test_launch_guard_decides_loop_conditions_for_the_whole_grid(monkeypatch, cache_dir,
-                                                                 gpu_machine):
-    # No tileiras needed: the cubins are stand-ins, what is checked is the Tile IR and the
-    # guard the host runs before a launch (csrc/conversion/ttir_to_tile/launch_guard.h).
+def _compile_examples_with_stand_in_cubins(monkeypatch):
+    """Ahead of time for sm_90 with stand-in cubins (no tileiras needed: what the tests check
+    is the Tile IR and the launch guard); the matmul_tma example module."""
     monkeypatch.setenv("TRITON_TILE_TARGET", "sm_90")
     monkeypatch.setenv("ENABLE_TILE", "1")
     monkeypatch.setenv("TRITON_ALWAYS_COMPILE", "1")
     monkeypatch.setattr(tile_gpu, "installed_tileiras_version", lambda: "stand-in")
     monkeypatch.setattr(tileiras, "compile", lambda bytecode, arch: b"\x7fELF stand-in")
-    mod = _matmul_tma_example()
+    return _matmul_tma_example()
+
+
+def test_launch_guard_decides_loop_conditions_for_the_whole_grid(monkeypatch, cache_dir,
+                                                                 gpu_machine):
+    # The guard the host runs before a launch (csrc/conversion/ttir_to_tile/launch_guard.h).
+    mod = _compile_examples_with_stand_in_cubins(monkeypatch)
     from triton_tile.tools.tensor_descriptor import TensorDescriptor
 
     M, N, K, bm, bn, bk = 256, 384, 192, 128, 128, 64
@@ -227,6 +232,51 @@ def test_launch_guard_decides_loop_conditions_for_the_whole_grid(monkeypatch, ca
     for programs in (1, 4, tiles + 5):
         assert p._guard.holds((programs, 1, 1), flat() + [programs])
     assert not p._guard.holds((4, 1, 1), flat(k_loop=K + bk) + [4])
+
+
+def test_launch_guard_intervals_never_claim_more_than_the_executor(monkeypatch, cache_dir,
+                                                                  gpu_machine):
+    """The interval pre-check (backends/launch_guard.py) decides common launches without the
+    executor, and where it says the conditions hold, running every program agrees: random
+    shapes, grids past the tiles, K loops past the extent, huge strides."""
+    mod = _compile_examples_with_stand_in_cubins(monkeypatch)
+    from triton_tile.tools.tensor_descriptor import TensorDescriptor
+
+    x = [triton.MockTensor(np.float16, (256, 256)) for _ in range(3)]
+    descs = [TensorDescriptor.from_tensor(t, s) for t, s in zip(x, ([64, 32], [32, 64],
+                                                                     [64, 64]))]
+    meta = dict(BLOCK_M=64, BLOCK_N=64, BLOCK_K=32)
+    one = mod.matmul_desc_kernel.warmup(*descs, 256, 256, 256, grid=(16,), **meta)
+    persistent = mod.matmul_tma_kernel.fn.warmup(*descs, 256, 256, 256, 4, grid=(4,), **meta)
+    rng = np.random.default_rng(7)
+    agreed = 0
+    for kernel, is_persistent in ((one, False), (persistent, True)):
+        guard = kernel._guard
+        assert guard._load()
+        for case in range(300):
+            m, n, k = (int(v) for v in rng.integers(1, 700, 3))
+            # each descriptor extent near the loop's, on either side
+            am, ak, bk, bn = (v + int(rng.integers(-70, 70)) for v in (m, k, k, n))
+            stride = int(rng.choice([k, 1 << 31, 1 << 30]))
+            flat = [0, am, ak, stride, 1, 0, bk, bn, n, 1, 0, m, n, n, 1, m, n, k]
+            tiles = -(-m // 64) * -(-n // 64)
+            if is_persistent:
+                programs = int(rng.integers(1, 140))
+                flat.append(programs)
+            else:
+                programs = max(1, tiles + int(rng.integers(-2, 3)))
+            values = tuple(flat[i] for i in guard.args)
+            grid = (programs, 1, 1)
+            if guard._intervals.proves(grid, values):
+                assert guard._run(grid, values), (case, flat, grid)
+                agreed += 1
+        # the launches a matmul normally makes are decided without the executor
+        g = ((-(-600 // 64)) ** 2 if not is_persistent else 132, 1, 1)
+        extra = [132] if is_persistent else []
+        flat = [0, 600, 600, 600, 1] * 3 + [600, 600, 600] + extra
+        guard.executor_runs = 0
+        assert guard.holds(g, flat) and guard.executor_runs == 0
+    assert agreed > 20  # the pre-check took part
 
 
 def test_a_guard_the_executor_cannot_run_sends_launches_to_the_general_kernel():

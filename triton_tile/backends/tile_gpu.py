@@ -32,7 +32,6 @@ import os
 import sys
 import tempfile
 import threading
-import warnings
 from typing import Dict, List, Optional
 
 from .. import knobs
@@ -41,6 +40,7 @@ from ..compiler import tile_stage
 from ..runtime import cache as disk
 from ..runtime import specialize as sp
 from . import cpu, tileiras
+from .launch_guard import LaunchGuard
 
 _ARCH: Dict[int, str] = {}
 _INDEX_LOCK = threading.Lock()
@@ -318,53 +318,3 @@ class TileGPUKernel(cc.CompiledKernel):
 
         return runner
 
-
-class LaunchGuard:
-    """The host's decision for loops whose other version the fast kernel leaves empty
-    (csrc/conversion/ttir_to_tile/launch_guard.h): a TTIR kernel over the launch's grid, run
-    on the CPU executor, that clears a flag where a loop's conditions fail. Decisions are
-    cached per grid and argument values (a launch with the same scalars costs a dict lookup)."""
-
-    MAX_CACHED = 1024
-
-    def __init__(self, name: str, text: str):
-        spec = json.loads(text)
-        self.name = f"{name}_launch_guard"
-        self.text, self.args = spec["ttir"], tuple(spec["args"])
-        self._program = None
-        self._decided: Dict[tuple, bool] = {}
-        self._lock = threading.Lock()
-
-    def holds(self, grid, flat) -> bool:
-        grid = tuple(int(g) for g in grid)
-        values = tuple(int(flat[i]) for i in self.args)
-        key = (grid, values)
-        ok = self._decided.get(key)
-        if ok is None:
-            ok = self._run(grid, values)
-            with self._lock:
-                if len(self._decided) >= self.MAX_CACHED:  # the oldest decision goes
-                    self._decided.pop(next(iter(self._decided)), None)
-                self._decided[key] = ok
-        return ok
-
-    def _run(self, grid, values) -> bool:
-        import numpy as np
-
-        if self._program is None:
-            try:
-                core = cpu.core()
-                self._program = cpu.prepare(core.parse_ttir(self.text, self.name), self.name)
-            except Exception as e:  # a bug, but the launch can still run: the general kernel
-                warnings.warn(f"kernel {self.name}: the CPU executor cannot run the launch "
-                              f"guard ({e}); every launch takes the kernel with both loop "
-                              "versions", RuntimeWarning, stacklevel=2)
-                self._program = False
-        if self._program is False:
-            return False
-        flag = np.ones(1, dtype=np.int32)
-        try:
-            self._program.run(grid=grid, args=[*values, (flag.ctypes.data, flag.nbytes)])
-        except Exception:  # (a loop step the executor refuses): the kernel with both versions
-            return False
-        return bool(flag[0])
