@@ -92,7 +92,7 @@ public:
     return map_.at(v);
   }
 
-  // The same i64 arithmetic as the kernel's check (convert.cpp emitPoly).
+  // The same i64 arithmetic as the kernel's check (Converter::emitPoly, convert_index.cpp).
   Value *poly(const Poly &p) {
     Value *sum = nullptr;
     for (const auto &t : p.terms) {

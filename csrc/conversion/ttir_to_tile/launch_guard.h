@@ -1,6 +1,6 @@
 // launch-guard: the conditions of versioned loops, decided on the host before a launch.
 //
-// A loop whose tile-index accesses need run-time conditions is versioned (convert.cpp):
+// A loop whose tile-index accesses need run-time conditions is versioned (convert_control.cpp):
 // `if (conds) { loop, tile-index form } else { loop, general form }`. On an H200 the presence
 // of the second loop alone (a second dot pipeline in one kernel) cost the first one 25%
 // whatever the second held: gathers, views made per access, clamped views (docs/

@@ -1,0 +1,215 @@
+// convert-ttir-to-tile, the tile-index form (index_views.h): one view per tensor made at the
+// kernel's top level, accessed at coordinate / block.
+
+#include <cmath>
+#include <cstdlib>
+
+#include "conversion/ttir_to_tile/converter.h"
+#include "ir/op_registry.h"
+#include "ir/verifier.h"
+#include "passes/passes.h"
+
+namespace tt::tile_conv {
+
+Value *Converter::emitPoly(const Poly &p) {
+  Value *sum = nullptr;
+  for (const auto &t : p.terms) {
+    Value *term = nullptr;
+    for (const Value *v : t.first) {
+      Value *x = toI64(get(v));
+      term = term ? make1("muli", {term, x}, i64()) : x;
+    }
+    if (!term)
+      term = constInt(t.second, i64());
+    else if (t.second != 1)
+      term = make1("muli", {term, constInt(t.second, i64())}, i64());
+    sum = sum ? make1("addi", {sum, term}, i64()) : term;
+  }
+  return sum ? sum : constInt(0, i64());
+}
+
+// The conjunction of `conds` (null when there are none).
+Value *Converter::emitIndexConds(const std::vector<IndexCond> &conds) {
+  Value *all = nullptr;
+  for (const IndexCond &c : conds) {
+    Value *v;
+    if (c.div) {
+      Value *low = make1("andi", {emitPoly(c.lhs), constInt(c.div - 1, i64())}, i64());
+      v = cmp64(low, constInt(0, i64()), tile::kEq);
+    } else {
+      v = cmp64(emitPoly(c.lhs), emitPoly(c.rhs), tile::kLe);
+    }
+    all = all ? make1("andi", {all, v}, i1()) : v;
+  }
+  return all;
+}
+
+// The plan's view, made once at the kernel's top level.
+Value *Converter::indexView(const IndexPlan &p, Type elem, Padding pad) {
+  std::string key = p.key + "|" + elem.str() + "|" + std::to_string(static_cast<int>(pad));
+  auto it = indexViews_.find(key);
+  if (it != indexViews_.end())
+    return it->second;
+  auto ip = b_.saveInsertionPoint();
+  if (topAnchor_)
+    b_.setInsertionPointAfter(topAnchor_);
+  else
+    b_.restoreInsertionPoint({topBlock_, topBlock_->ops().begin()});
+  std::vector<ViewDim> dims(p.tile.size());
+  int64_t c;
+  for (size_t d = 0; d < p.tile.size(); ++d) {
+    if (p.extents[d].isConst(c) && c > 0)
+      dims[d].extent = c;
+    else // only used once the conditions hold (extent > coordinate >= 0); kept positive so
+         // the view is well formed in the other version too
+      dims[d].dynExtent = make1("maxi", {emitPoly(p.extents[d]), constInt(1, i64())}, i64(),
+                                {{"signedness", i32Attr(tile::kSigned)}});
+    if (p.strides[d].isConst(c) && c > 0)
+      dims[d].stride = c;
+    else
+      dims[d].dynStride = emitPoly(p.strides[d]);
+    dims[d].narrow = strideIsNarrowed(p.strides[d]);
+  }
+  Value *view = partitionView(get(p.base), dims, elem, p.tile, pad, p.strideAlign);
+  b_.restoreInsertionPoint(ip);
+  indexViews_[key] = view;
+  return view;
+}
+
+// coord_d / B_d per dimension, as i32 (coordinates are non-negative multiples of B_d).
+std::vector<Value *> Converter::tileIndices(const IndexPlan &p) {
+  std::vector<Value *> idx;
+  int64_t c;
+  for (size_t d = 0; d < p.tile.size(); ++d) {
+    if (p.coords[d].isConst(c)) {
+      idx.push_back(constInt(c / p.tile[d], i32()));
+      continue;
+    }
+    Value *v = emitPoly(p.coords[d]);
+    int shift = 0;
+    while ((int64_t(1) << shift) < p.tile[d])
+      ++shift;
+    if (shift)
+      v = make1("shri", {v, constInt(shift, i64())}, i64(),
+                {{"signedness", i32Attr(tile::kUnsigned)}});
+    idx.push_back(make1("trunci", {v}, i32()));
+  }
+  return idx;
+}
+
+// Plans the tile-index form for the accesses whose innermost loop is `loop`; returns the
+// conditions to check before it.
+std::vector<IndexCond> Converter::planLoopAccesses(const Operation &loop, const Block &b,
+                                                   std::vector<const Operation *> &planned) {
+  std::vector<IndexCond> conds;
+  for (const auto &op : b.ops()) {
+    if (op->is("scf.for") || op->is("scf.while"))
+      continue; // their accesses are planned when they are converted
+    for (size_t r = 0; r < op->numRegions(); ++r)
+      for (const auto &blk : op->region(r)->blocks) {
+        auto inner = planLoopAccesses(loop, *blk, planned);
+        conds.insert(conds.end(), inner.begin(), inner.end());
+      }
+    std::optional<IndexPlan> plan = planIndex(*op, loop);
+    if (!plan)
+      continue;
+    if (plan->hoisted) {
+      conds.insert(conds.end(), plan->conds.begin(), plan->conds.end());
+      plan->conds.clear();
+    }
+    indexPlans_[op.get()] = *plan;
+    planned.push_back(op.get());
+  }
+  return conds;
+}
+
+std::optional<IndexPlan> Converter::planIndex(const Operation &o, const Operation &loop) {
+  bool isLoad = o.is("tt.load") || o.is("tt.descriptor_load");
+  if (!isLoad && !o.is("tt.store") && !o.is("tt.descriptor_store"))
+    return std::nullopt;
+  std::string why;
+  if (isBoxAccess(o)) {
+    Box a;
+    if (!box(o, a))
+      return std::nullopt;
+    std::vector<const Value *> extents;
+    for (size_t d = 0; d < a.shape.size(); ++d)
+      extents.push_back(a.checked[d] ? a.shape[d] : nullptr);
+    auto plan =
+        planIndexFromBox(a.base, a.offsets, extents, a.strides, a.block.shape(), loop, index_, why);
+    if (plan)
+      plan->strideAlign = a.strideAlign;
+    return plan;
+  }
+  if (!raisable(o.operand(0)->type, true, why))
+    return std::nullopt;
+  std::optional<ViewPlan> view = planView(o, why);
+  if (!view)
+    return std::nullopt;
+  return planIndexFromView(*view, loop, index_, why);
+}
+
+Value *Converter::indexedLoad(const Operation &o, const IndexPlan &p) {
+  Type want = o.result(0)->type;
+  Type t = Type::tensor(p.tile, want.element());
+  bool needsSelect = false;
+  const Value *other = nullptr;
+  Padding pad;
+  if (isBoxAccess(o)) {
+    pad = boxOf(o).pad;
+  } else {
+    other = o.numOperands() > 2 ? o.operand(2) : nullptr;
+    pad = paddingFor(other, t.element(), needsSelect);
+  }
+  note(o, true, "tile-index view (made once), padding " + std::string(paddingName(pad)));
+  auto viaIndex = [&]() -> std::vector<Value *> {
+    std::vector<Value *> ops = {indexView(p, t.element(), pad)};
+    for (Value *i : tileIndices(p))
+      ops.push_back(i);
+    Value *v = make("load_view_tko", ops, {t, Type::token()},
+                    viewAttrs({1, static_cast<int64_t>(p.tile.size()), 0}))
+                   ->result(0);
+    if (v->type != want)
+      v = make1("reshape", {v}, want);
+    if (needsSelect)
+      v = make1("select", {get(o.operand(1)), v, get(other)}, want);
+    return {v};
+  };
+  if (!opts_.guardViews || p.conds.empty())
+    return viaIndex()[0];
+  bool was = reporting_;
+  reporting_ = false;
+  Value *v = branchOn(emitIndexConds(p.conds), {want}, viaIndex,
+                      [&]() -> std::vector<Value *> { return {generalLoad(o)}; })[0];
+  reporting_ = was;
+  return v;
+}
+
+void Converter::indexedStore(const Operation &o, const IndexPlan &p) {
+  note(o, true, "tile-index view (made once)");
+  auto viaIndex = [&]() -> std::vector<Value *> {
+    Value *val = get(o.operand(1));
+    Type t = Type::tensor(p.tile, val->type.element());
+    if (val->type != t)
+      val = make1("reshape", {val}, t);
+    std::vector<Value *> ops = {val, indexView(p, t.element(), Padding::None)};
+    for (Value *i : tileIndices(p))
+      ops.push_back(i);
+    make("store_view_tko", ops, {Type::token()},
+         viewAttrs({1, 1, static_cast<int64_t>(p.tile.size()), 0}));
+    return {};
+  };
+  if (!opts_.guardViews || p.conds.empty()) {
+    viaIndex();
+    return;
+  }
+  bool was = reporting_;
+  reporting_ = false;
+  branchOn(emitIndexConds(p.conds), {}, viaIndex, [&]() -> std::vector<Value *> {
+    generalStore(o);
+    return {};
+  });
+  reporting_ = was;
+}
+
+} // namespace tt::tile_conv

@@ -1,0 +1,456 @@
+// The TTIR -> Tile IR converter's class (convert.h has the stage's entry point and rules):
+// one Converter walks one kernel; its methods live by area in convert.cpp (helpers, the walk,
+// elementwise op groups, the handler table), convert_memory.cpp (loads, stores, atomics,
+// descriptors and block pointers), convert_index.cpp (the tile-index form), convert_compute.cpp
+// (dot, reduce, scan, erf, histogram, gather) and convert_control.cpp (for, if, while and loop
+// versioning).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "conversion/ttir_to_tile/convert.h"
+#include "conversion/ttir_to_tile/index_views.h"
+#include "conversion/ttir_to_tile/launch_guard.h"
+#include "conversion/ttir_to_tile/raise_views.h"
+#include "ir/builder.h"
+#include "tile/tile.h"
+
+namespace tt::tile_conv {
+
+inline Type i1() { return Type::integer(1); }
+inline Type i32() { return Type::integer(32); }
+inline Type i64() { return Type::integer(64); }
+inline Attribute i32Attr(int64_t v) { return Attribute::integer(v, i32()); }
+
+struct Unsupported {
+  std::string reason;
+};
+
+// Hints go under Tile IR's `default` key (13.3+), so a module keeps them whatever sm_XX it is
+// assembled for.
+inline constexpr const char *kHintKey = "default";
+
+class Converter {
+public:
+  Converter(Module &dst, const TileOptions &opts, TileConversion &report)
+      : b_(dst), opts_(opts), report_(report) {}
+
+  const LaunchGuard &guard() const { return *guard_; }
+
+  void convertKernel(const Operation &func);
+
+private:
+  enum class Term { Return, Yield, Continue, ReduceYield, WhileAfter };
+
+  // ---------------------------------------------------------------- helpers
+
+  Value *get(const Value *v);
+  std::vector<Value *> get(const std::vector<Value *> &vs) {
+    std::vector<Value *> out;
+    for (const Value *v : vs)
+      out.push_back(get(v));
+    return out;
+  }
+  Operation *make(const std::string &n, const std::vector<Value *> &ops,
+                  const std::vector<Type> &ts, Attrs attrs = {}, int regions = 0) {
+    return b_.create("cuda_tile." + n, ops, ts, std::move(attrs), regions);
+  }
+  Value *make1(const std::string &n, const std::vector<Value *> &ops, Type t, Attrs attrs = {}) {
+    return make(n, ops, {t}, std::move(attrs))->result(0);
+  }
+  Value *constInt(int64_t v, Type t) {
+    Attribute a = t.isTensor() ? Attribute::denseSplat(0, v, t) : Attribute::integer(v, t);
+    return make1("constant", {}, t, {{"value", a}});
+  }
+  Value *constFloat(double v, Type t) {
+    Attribute a = t.isTensor() ? Attribute::denseSplat(v, 0, t) : Attribute::floating(v, t);
+    return make1("constant", {}, t, {{"value", a}});
+  }
+  // Scalar -> tile of `t`'s shape (Tile IR has no implicit splat).
+  Value *splat(Value *s, Type t);
+  Value *toI64(Value *v) {
+    if (v->type.isInt(64))
+      return v;
+    return make1("exti", {v}, i64(), {{"signedness", i32Attr(tile::kSigned)}});
+  }
+
+  bool f32(Type t) { return t.element().isFloat() && t.element().floatKind() == FloatKind::F32; }
+
+  // Flags the environment asks for, on ops that take them (f32 only, as Tile IR allows).
+  Attrs floatMods(Type t, bool rounding, bool approxable);
+
+  // 90 for "sm_90", 100 for "sm_100" (string order would put sm_100 before sm_90).
+  int archNumber() const {
+    size_t u = opts_.arch.find('_');
+    return u == std::string::npos ? 0 : std::atoi(opts_.arch.c_str() + u + 1);
+  }
+
+  // Does the kernel profit from num_worker_warps_per_cta? Reductions and dots in nested loops
+  // did (attention 1.7x, a persistent matmul 15x); a plain matmul lost 1.4x.
+  static bool wantsWorkerWarps(const Operation &op, int loops);
+
+  Attribute entryHints(const Operation &func);
+
+  Attrs memoryAttrs(std::vector<int64_t> segments, int ordering = tile::kWeak, int scope = -1,
+                    bool view = false);
+  Attrs viewAttrs(std::vector<int64_t> segments) {
+    return memoryAttrs(std::move(segments), tile::kWeak, -1, true);
+  }
+
+  void bind(const Operation &op, const std::vector<Value *> &vals) {
+    for (size_t i = 0; i < op.numResults(); ++i)
+      map_[op.result(i)] = vals.at(i);
+  }
+  void bind(const Operation &op, Value *v) { bind(op, std::vector<Value *>{v}); }
+
+  // ---------------------------------------------------------------- walking
+
+  void block(const Block &src, Term term);
+
+  Value *placeholder(Type t);
+
+  void terminator(const Operation &t, Term term);
+
+  void op(const Operation &o);
+
+  using Handler = std::function<void(Converter &, const Operation &)>;
+  static const std::unordered_map<std::string, Handler> &handlers();
+
+  // ---------------------------------------------------------------- op groups
+
+  void elementwise(const Operation &o, const std::string &name, Attrs attrs = {}) {
+    bind(o, make1(name, get(o.operands), o.result(0)->type, std::move(attrs)));
+  }
+
+  void cmpi(const Operation &o);
+
+  void cmpf(const Operation &o);
+
+  void select(const Operation &o) {
+    Value *c = get(o.operand(0));
+    Type t = o.result(0)->type;
+    bind(o,
+         make1("select", {splat(c, t.withElement(i1())), get(o.operand(1)), get(o.operand(2))}, t));
+  }
+
+  void constant(const Operation &o) {
+    bind(o, make1("constant", {}, o.result(0)->type, {{"value", o.attr("value")}}));
+  }
+
+  void makeRange(const Operation &o);
+
+  void programId(const Operation &o, const char *name) {
+    Operation *ids = make(name, {}, {i32(), i32(), i32()});
+    bind(o, ids->result(static_cast<size_t>(o.intAttr("axis"))));
+  }
+
+  void reshapeLike(const Operation &o) {
+    bind(o, make1("reshape", {get(o.operand(0))}, o.result(0)->type));
+  }
+
+  void broadcastOp(const Operation &o) {
+    Value *in = get(o.operand(0));
+    Type t = o.result(0)->type;
+    bind(o, in->type == t ? in : make1("broadcast", {in}, t));
+  }
+
+  void trans(const Operation &o) {
+    bind(o, make1("permute", {get(o.operand(0))}, o.result(0)->type,
+                  {{"permutation", Attribute::i32Array(o.attr("order").getInts())}}));
+  }
+
+  void join(const Operation &o);
+
+  void split(const Operation &o);
+
+  void cat(const Operation &o) {
+    bind(o, make1("cat", get(o.operands), o.result(0)->type, {{"dim", i32Attr(0)}}));
+  }
+
+  void cast(const Operation &o, const char *name, int signedness = -1, int rounding = -1);
+
+  // math.erf on f32 (Tile IR has none; Triton's erf takes f32 and f64):
+  //   |x| < 1:       x * P(x^2)
+  //   1 <= |x| < 4:  sign(x) * (1 - exp(Q(|x|))), Q a fit of log(erfc) on [1, 4]
+  //   |x| >= 4:      sign(x) (erfc(4) = 1.5e-8 is under half an ulp of 1); NaN stays NaN.
+  // P (degree 5) and Q (degree 9) are least-squares fits in float64 on Chebyshev nodes: in
+  // f32 arithmetic without FMA they are at most 2.3 ulp from float64's erf over [-6, 6]
+  // (libdevice's erff: 2 ulp). f64 would need other fits: unsupported (the PTX path runs it).
+  void erf(const Operation &o);
+
+  // tt.fp_to_fp. Round toward zero (a downcast's `rtz`): Tile IR's ftof rounds to nearest
+  // even, so a result that came out larger in magnitude than the source (widened back
+  // exactly, compared) steps one unit toward zero on its bits: inf from a finite source
+  // becomes the largest finite value; zeros, infinities and NaN stay.
+  void fpToFp(const Operation &o);
+
+  void bitcast(const Operation &o) {
+    Type from = o.operand(0)->type.element(), to = o.result(0)->type.element();
+    cast(o, from.isPtr() && to.isPtr() ? "ptr_to_ptr" : "bitcast");
+  }
+
+  void clampf(const Operation &o);
+
+  // ---------------------------------------------------------------- memory
+
+  int64_t constantOf(SExprPtr e, bool &known) {
+    int64_t c = 0;
+    known = sIsConst(e, c);
+    return c;
+  }
+
+  Value *emit(const SExprPtr &e);
+
+  // Builds the partition view of a plan; `guard` is set to the i1 "some lane is inside"
+  // condition when an extent is dynamic (Tile IR requires index 0 to be inside the view).
+  Value *makeView(const ViewPlan &plan, Type elem, Padding padding, Value *&guard);
+
+  // One dimension of a view: a static extent/stride, or a dynamic value (kDynamic).
+  struct ViewDim {
+    int64_t extent = kDynamic, stride = kDynamic;
+    Value *dynExtent = nullptr, *dynStride = nullptr;
+    bool narrow = false; // pass the stride as i32 widened to i64 (index_views.h says why)
+  };
+
+  // make_tensor_view + make_partition_view for a tile whose dimension d is `dims[d]`. The
+  // tensor view lists the dimensions in memory order, the unit-stride one last (TMA needs its
+  // innermost dimension contiguous: a transposed tile, such as K^T in attention, is loaded
+  // through dim_map). Dynamic strides get `assume div_by<strideAlign>` when strideAlign > 1
+  // (descriptors: Triton requires 16-byte multiples).
+  Value *partitionView(Value *base, const std::vector<ViewDim> &dims, Type elem,
+                       const std::vector<int64_t> &tile, Padding padding, int64_t strideAlign);
+
+  // Recognises `other` values Tile IR can express as view padding.
+  Padding paddingFor(const Value *other, Type elem, bool &needsSelect);
+
+  std::vector<int64_t> zeroIndices(size_t rank) { return std::vector<int64_t>(rank, 0); }
+
+  // The access as a gather/scatter through its pointer tile (the general form).
+  Value *pointerLoad(const Operation &o);
+
+  void pointerStore(const Operation &o) {
+    std::vector<int64_t> seg = {1, 1, o.numOperands() > 2 ? 1 : 0, 0};
+    make("store_ptr_tko", get(o.operands), {Type::token()}, memoryAttrs(seg));
+  }
+
+  // `a <= b` for every condition the plan relies on (e.g. a `%` that cannot wrap).
+  Value *planConditions(const ViewPlan &plan);
+
+  // if (conditions) { then() } else { otherwise() }, yielding `types`; inline when none.
+  std::vector<Value *> branchOn(Value *cond, const std::vector<Type> &types,
+                                const std::function<std::vector<Value *>()> &then,
+                                const std::function<std::vector<Value *>()> &otherwise);
+
+  Value *viewLoad(const Operation &o, const ViewPlan &plan, Padding pad);
+
+  void viewStore(const Operation &o, const ViewPlan &plan);
+
+  void load(const Operation &o) {
+    auto it = indexPlans_.find(&o);
+    bind(o, it == indexPlans_.end() ? generalLoad(o) : indexedLoad(o, it->second));
+  }
+
+  void store(const Operation &o);
+
+  static bool isBoxAccess(const Operation &o) {
+    return o.is("tt.descriptor_load") || o.is("tt.descriptor_store") ||
+           o.operand(0)->type.isBlockPtr();
+  }
+
+  // Whether a pointer access of type `t` may become a view. A tile with one dimension inside a
+  // loop stays a gather unless TileOptions::loopVectorViews: on an H200 gathers ran softmax and
+  // layer norm 1.1-1.3x faster than views there (docs/gpu_perf_notes.md); elsewhere they tie.
+  bool raisable(Type t, bool inLoop, std::string &why) const;
+
+  // The access in its form for any offset (a view at the box's corner or a gather).
+  Value *generalLoad(const Operation &o);
+
+  Value *paddingTile(Type t, Padding p) {
+    if (!t.element().isFloat())
+      return constInt(0, t);
+    return constFloat(paddingValue(p), t);
+  }
+
+  void generalStore(const Operation &o);
+
+  static int ordering(int64_t sem);
+  static int scope(int64_t s) {
+    return s == 2 ? tile::kTileBlock : s == 3 ? tile::kSystem : tile::kDevice;
+  }
+
+  void atomicRmw(const Operation &o);
+
+  // Float atomic max/min (Tile IR's atomics take integers), as Triton lowers them: on the
+  // bits, max is a signed max where val >= 0 and an unsigned min elsewhere (negative floats
+  // order backwards as integers); min is a signed min / an unsigned max. The two atomics take
+  // disjoint lanes and commute; each lane's old value comes from the one that ran it. NaN
+  // values take the unsigned side, as in the CPU executors.
+  void floatMinMax(const Operation &o, int mode);
+
+  // tt.histogram (Tile IR has none): one-hot counts, the N values against the B bins as an
+  // N x B compare summed over N. Values outside [0, B) and masked-off lanes count nowhere (the
+  // CPU executors' rule). Above 2^20 compares the kernel falls back instead.
+  void histogram(const Operation &o);
+
+  // tt.gather (Tile IR has none): one-hot selection. Each output lane compares its index
+  // with every position 0..N-1 of the source's axis, in a tile of the index's shape plus a
+  // last dimension N where the hit keeps the source element's bits and the others 0; an OR
+  // over that dimension leaves the element (bits: exact for every type, -0.0 and NaN too). An
+  // index outside [0, N) gathers 0 (Triton leaves it undefined; the CPU executors raise).
+  // Above 2^20 compares the kernel falls back instead.
+  void gather(const Operation &o);
+
+  void atomicCas(const Operation &o);
+
+  // ---------------------------------------------------------------- descriptors, block ptrs
+
+  // A box access: base + sum_d (offset_d + i_d) * stride_d, lanes outside [0, shape_d) on the
+  // checked dimensions read padding and are not written (TMA semantics).
+  struct Box {
+    const Value *base = nullptr;
+    std::vector<const Value *> shape, strides, offsets;
+    std::vector<bool> checked;
+    Type block;
+    Padding pad = Padding::Zero;
+    int64_t strideAlign = 1; // descriptors: strides are 16-byte multiples (Triton's TMA rule)
+  };
+
+  bool box(const Operation &o, Box &a);
+
+  Box boxOf(const Operation &o);
+
+  Value *cmp64(Value *a, Value *b, int pred) {
+    return make1("cmpi", {a, b}, a->type.withElement(i1()),
+                 {{"comparison_predicate", i32Attr(pred)}, {"signedness", i32Attr(tile::kSigned)}});
+  }
+
+  // Every checked offset inside its dimension: the view form is valid (index 0 in range).
+  Value *boxInRange(const Box &a);
+
+  ViewPlan boxPlan(const Box &a);
+
+  // The general form, for rows [row0, row0 + rows) of the box (dimension 0): a pointer tile
+  // and the bounds mask (null when nothing is checked).
+  std::pair<Value *, Value *> boxPointers(const Box &a, Value *row0, int64_t rows);
+
+  // Rows per chunk of the pointer form. Its index math is an i64 tile of the box's shape, and
+  // tileiras sizes registers for it even when the branch never runs (a descriptor matmul ran
+  // 0.69x stock Triton with one 128x128 chunk, 0.96x without the branch): chunks of at most
+  // 1024 elements keep that small.
+  static int64_t chunkRows(const Type &block);
+
+  // The box loaded through pointers, chunk by chunk (rows of dimension 0), joined by cat.
+  Value *boxGather(const Box &a);
+
+  // `val` stored through pointers, chunk by chunk (extract per rows of dimension 0), in a loop
+  // so that the rarely taken path stays small.
+  void boxScatter(const Box &a, Value *val);
+
+  // if (in range) { view access } else { masked pointer access }, yielding `results`.
+  Operation *boxBranch(const Box &a, const std::vector<Type> &results,
+                       const std::function<std::vector<Value *>()> &viaView,
+                       const std::function<std::vector<Value *>()> &viaPointers);
+
+  Value *boxLoad(const Operation &o, const Box &a);
+
+  void boxStore(const Operation &o, const Box &a);
+
+  // ---------------------------------------------------------------- tile-index form
+
+  void note(const Operation &o, bool raised, const std::string &detail) {
+    if (reporting_)
+      report_.accesses.push_back({o.name(), locationString(o.loc()), raised, detail});
+  }
+
+  Value *emitPoly(const Poly &p);
+
+  // The conjunction of `conds` (null when there are none).
+  Value *emitIndexConds(const std::vector<IndexCond> &conds);
+
+  // The plan's view, made once at the kernel's top level.
+  Value *indexView(const IndexPlan &p, Type elem, Padding pad);
+
+  // coord_d / B_d per dimension, as i32 (coordinates are non-negative multiples of B_d).
+  std::vector<Value *> tileIndices(const IndexPlan &p);
+
+  // Plans the tile-index form for the accesses whose innermost loop is `loop`; returns the
+  // conditions to check before it.
+  std::vector<IndexCond> planLoopAccesses(const Operation &loop, const Block &b,
+                                          std::vector<const Operation *> &planned);
+
+  std::optional<IndexPlan> planIndex(const Operation &o, const Operation &loop);
+
+  Value *indexedLoad(const Operation &o, const IndexPlan &p);
+
+  void indexedStore(const Operation &o, const IndexPlan &p);
+
+  // ---------------------------------------------------------------- dot
+
+  void dot(const Operation &o);
+
+  // ---------------------------------------------------------------- reduce / scan
+
+  // The identity of a combiner: what its ops do to (lhs, rhs) pairs.
+  Attribute identityFor(const Block &body, size_t i, size_t n, Type elem);
+
+  void reduceLike(const Operation &o, bool scan);
+
+  // ---------------------------------------------------------------- control flow
+
+  // A loop whose accesses take the tile-index form under conditions checked before it is
+  // versioned: if (conditions) { loop, tile-index accesses } else { loop, general form }.
+  void forOp(const Operation &o);
+
+  std::vector<Value *> loop(const Operation &o);
+
+  void ifOp(const Operation &o);
+
+  // scf.while (before: args -> condition(c, vals); after: vals -> yield next) becomes
+  //   loop iter_values(args) { before; if c { after; continue next } ; break vals }
+  void whileOp(const Operation &o);
+
+  static std::vector<Type> resultTypesOf(const Operation &o) {
+    std::vector<Type> types;
+    for (size_t i = 0; i < o.numResults(); ++i)
+      types.push_back(o.result(i)->type);
+    return types;
+  }
+
+  void bindResults(const Operation &o, Operation *n) {
+    std::vector<Value *> res;
+    for (size_t i = 0; i < n->numResults(); ++i)
+      res.push_back(n->result(i));
+    bind(o, res);
+  }
+
+  void print(const Operation &o);
+
+  Builder b_;
+  const TileOptions &opts_;
+  TileConversion &report_;
+  std::unordered_map<const Value *, Value *> map_;
+  bool reporting_ = true; // off while a loop's second version is converted
+  int loopDepth_ = 0;     // loops around the op being converted
+  struct LoopScope {
+    int &depth;
+    explicit LoopScope(int &d) : depth(++d) {}
+    ~LoopScope() { --depth; }
+  };
+  // The tile-index form (index_views.h): plans of the accesses of the loops being converted,
+  // the views made so far (by plan key, element type and padding), and where they go.
+  IndexContext index_;
+  std::unordered_map<const Operation *, IndexPlan> indexPlans_;
+  std::unordered_map<std::string, Value *> indexViews_;
+  std::unordered_set<const Operation *> gatherOnly_; // box accesses of a loop's other version
+  std::unique_ptr<LaunchGuard> guard_;               // loops whose conditions the host decides
+  Block *topBlock_ = nullptr;
+  Operation *topAnchor_ = nullptr;
+};
+
+} // namespace tt::tile_conv
