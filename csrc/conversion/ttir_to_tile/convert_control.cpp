@@ -12,7 +12,11 @@
 namespace tt::tile_conv {
 
 // A loop whose accesses take the tile-index form under conditions checked before it is
-// versioned: if (conditions) { loop, tile-index accesses } else { loop, general form }.
+// versioned: if (conditions) { loop, tile-index accesses } else { loop, general form }. When
+// the host can decide the conditions for the whole grid (launch_guard.h), the other version
+// is empty instead: the GPU path launches this kernel only where they hold. The branch stays
+// then too: it keeps the kernel memory-safe were the host wrong, and the loop measured as fast
+// under it as without it (H200).
 void Converter::forOp(const Operation &o) {
   std::vector<const Operation *> planned;
   std::vector<IndexCond> conds;
@@ -20,41 +24,33 @@ void Converter::forOp(const Operation &o) {
     conds = planLoopAccesses(o, *o.region(0)->front(), planned);
   if (conds.empty() || !opts_.guardViews || !opts_.versionLoops) {
     loop(o);
-  } else if (opts_.launchGuards && guard_->accepts(o, conds)) {
-    // The host decides the conditions for the whole grid (launch_guard.h): the other
-    // version is empty. The branch stays: it keeps the kernel memory-safe were the host
-    // wrong, and the loop measured as fast under it as without it (H200).
-    guard_->add(o, conds);
-    std::vector<Type> types = resultTypesOf(o);
-    Operation *ifOp = make("if", {emitIndexConds(conds)}, types, {}, 2);
-    auto ip = b_.saveInsertionPoint();
-    b_.setInsertionPointToEnd(ifOp->region(0)->addBlock());
-    make("yield", loop(o), {});
-    b_.setInsertionPointToEnd(ifOp->region(1)->addBlock());
-    std::vector<Value *> inits;
-    for (size_t i = 3; i < o.numOperands(); ++i)
-      inits.push_back(get(o.operand(i)));
-    make("yield", inits, {});
-    b_.restoreInsertionPoint(ip);
-    bindResults(o, ifOp);
   } else {
-    std::vector<Type> types = resultTypesOf(o);
-    Operation *ifOp = make("if", {emitIndexConds(conds)}, types, {}, 2);
+    bool hostDecides = opts_.launchGuards && guard_->accepts(o, conds);
+    if (hostDecides)
+      guard_->add(o, conds);
+    Operation *ifOp = make("if", {emitIndexConds(conds)}, resultTypesOf(o), {}, 2);
     auto ip = b_.saveInsertionPoint();
     b_.setInsertionPointToEnd(ifOp->region(0)->addBlock());
     make("yield", loop(o), {});
-    // The other version: descriptor accesses as plain gathers/scatters. It runs only for
-    // edge tiles, and a view made per iteration there cost the fast version 25% (H200).
-    for (const Operation *a : planned) {
-      indexPlans_.erase(a);
-      if (isBoxAccess(*a))
-        gatherOnly_.insert(a);
-    }
-    bool was = reporting_;
-    reporting_ = false;
     b_.setInsertionPointToEnd(ifOp->region(1)->addBlock());
-    make("yield", loop(o), {});
-    reporting_ = was;
+    if (hostDecides) {
+      std::vector<Value *> inits;
+      for (size_t i = 3; i < o.numOperands(); ++i)
+        inits.push_back(get(o.operand(i)));
+      make("yield", inits, {});
+    } else {
+      // The other version: descriptor accesses as plain gathers/scatters. It runs only for
+      // edge tiles, and a view made per iteration there cost the fast version 25% (H200).
+      for (const Operation *a : planned) {
+        indexPlans_.erase(a);
+        if (isBoxAccess(*a))
+          gatherOnly_.insert(a);
+      }
+      bool was = reporting_;
+      reporting_ = false;
+      make("yield", loop(o), {});
+      reporting_ = was;
+    }
     b_.restoreInsertionPoint(ip);
     bindResults(o, ifOp);
   }
