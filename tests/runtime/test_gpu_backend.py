@@ -382,3 +382,21 @@ def test_ptx_fast_launch_still_checks_globals_and_devices(monkeypatch, gpu_machi
                                         "device 0"):
         scale_kernel[(1,)](x, FakeTorchCuda(3 << 20, device=1), 100, BLOCK=128)
     assert len(launches) == n
+
+
+def test_tile_ir_is_the_same_every_compile(monkeypatch, cache_dir, gpu_machine):
+    """Compiling one kernel again gives the same Tile IR (index polynomials order their terms
+    by value ids, not addresses: before, 10 of 20 compiles of this kernel differed)."""
+    mod = _compile_examples_with_stand_in_cubins(monkeypatch)
+    from triton_tile.tools.tensor_descriptor import TensorDescriptor
+
+    x = [triton.MockTensor(np.float16, (256, 256)) for _ in range(3)]
+    descs = [TensorDescriptor.from_tensor(t, s) for t, s in zip(x, ([64, 32], [32, 64],
+                                                                     [64, 64]))]
+    texts = set()
+    for _ in range(8):
+        mod.matmul_tma_kernel.fn.cache.clear()
+        k = mod.matmul_tma_kernel.fn.warmup(*descs, 256, 256, 256, 4, grid=(4,), BLOCK_M=64,
+                                            BLOCK_N=64, BLOCK_K=32)
+        texts.add((k.asm["tileir"], k.asm["tileir_general"], k.asm["guard"]))
+    assert len(texts) == 1

@@ -514,7 +514,7 @@ std::optional<IndexPlan> planIndexFromView(const ViewPlan &view, const Operation
   // What no dimension took (a row offset `row * stride` of a 1-D access) becomes leading
   // dimensions of size 1, one per stride: kernel arguments are the strides, the rest of each
   // term the coordinate.
-  std::map<std::vector<const Value *>, Poly> phantoms;
+  std::map<std::vector<const Value *>, Poly, MonomialOrder> phantoms;
   for (const auto &t : rest.terms) {
     std::vector<const Value *> stride, coord;
     for (const Value *v : t.first)

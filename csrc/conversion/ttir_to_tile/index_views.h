@@ -28,6 +28,7 @@
 // by the strides (two constant strides, a stride that is a sum) keep the general form.
 #pragma once
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <string>
@@ -38,9 +39,19 @@
 
 namespace tt {
 
+// Monomials in the order of their values' ids (creation order), not their addresses: the
+// terms of a polynomial, and so the Tile IR emitted from them, come out the same every run.
+struct MonomialOrder {
+  bool operator()(const std::vector<const Value *> &a, const std::vector<const Value *> &b) const {
+    return std::lexicographical_compare(
+        a.begin(), a.end(), b.begin(), b.end(),
+        [](const Value *x, const Value *y) { return x->id < y->id; });
+  }
+};
+
 // A polynomial over TTIR scalar values: coefficient per monomial (values sorted by id).
 struct Poly {
-  std::map<std::vector<const Value *>, int64_t> terms;
+  std::map<std::vector<const Value *>, int64_t, MonomialOrder> terms;
   bool isConst(int64_t &c) const;
 };
 
