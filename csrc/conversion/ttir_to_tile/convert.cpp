@@ -67,7 +67,6 @@ Value *Converter::get(const Value *v) {
   throw Unsupported{"internal: value used before it was converted"};
 }
 
-// Scalar -> tile of `t`'s shape (Tile IR has no implicit splat).
 Value *Converter::splat(Value *s, Type t) {
   if (!t.isTensor() || s->type == t)
     return s;
@@ -76,7 +75,6 @@ Value *Converter::splat(Value *s, Type t) {
   return make1("broadcast", {r}, t);
 }
 
-// Flags the environment asks for, on ops that take them (f32 only, as Tile IR allows).
 Attrs Converter::floatMods(Type t, bool rounding, bool approxable) {
   Attrs a;
   if (rounding)
@@ -87,8 +85,6 @@ Attrs Converter::floatMods(Type t, bool rounding, bool approxable) {
   return a;
 }
 
-// Does the kernel profit from num_worker_warps_per_cta? Reductions and dots in nested loops
-// did (attention 1.7x, a persistent matmul 15x); a plain matmul lost 1.4x.
 bool Converter::wantsWorkerWarps(const Operation &op, int loops) {
   if (op.is("tt.reduce") || (op.is("tt.dot") && loops >= 2))
     return true;
@@ -261,10 +257,6 @@ void Converter::cast(const Operation &o, const char *name, int signedness, int r
   bind(o, make1(name, {get(o.operand(0))}, o.result(0)->type, a));
 }
 
-// tt.fp_to_fp. Round toward zero (a downcast's `rtz`): Tile IR's ftof rounds to nearest
-// even, so a result that came out larger in magnitude than the source (widened back
-// exactly, compared) steps one unit toward zero on its bits: inf from a finite source
-// becomes the largest finite value; zeros, infinities and NaN stay.
 void Converter::fpToFp(const Operation &o) {
   Type to = o.result(0)->type;
   Value *x = get(o.operand(0));

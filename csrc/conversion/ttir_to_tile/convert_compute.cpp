@@ -56,7 +56,6 @@ void Converter::dot(const Operation &o) {
   bind(o, make1("mmaf", {ah, bh, acc}, ct));
 }
 
-// The identity of a combiner: what its ops do to (lhs, rhs) pairs.
 Attribute Converter::identityFor(const Block &body, size_t i, size_t n, Type elem) {
   const Value *lhs = body.arg(i), *rhs = body.arg(i + n);
   std::vector<Attribute> found;
@@ -149,13 +148,6 @@ void Converter::reduceLike(const Operation &o, bool scan) {
   bind(o, res);
 }
 
-// math.erf on f32 (Tile IR has none; Triton's erf takes f32 and f64):
-//   |x| < 1:       x * P(x^2)
-//   1 <= |x| < 4:  sign(x) * (1 - exp(Q(|x|))), Q a fit of log(erfc) on [1, 4]
-//   |x| >= 4:      sign(x) (erfc(4) = 1.5e-8 is under half an ulp of 1); NaN stays NaN.
-// P (degree 5) and Q (degree 9) are least-squares fits in float64 on Chebyshev nodes: in
-// f32 arithmetic without FMA they are at most 2.3 ulp from float64's erf over [-6, 6]
-// (libdevice's erff: 2 ulp). f64 would need other fits: unsupported (the PTX path runs it).
 void Converter::erf(const Operation &o) {
   static const double kP[] = {1.1283791,   -0.3761232,   0.112801306,
                               -0.02670995, 0.0049160235, -0.0005625396};
@@ -186,9 +178,6 @@ void Converter::erf(const Operation &o) {
   bind(o, make1("select", {cmp(tile::kLt, a, 1), small, large}, f));
 }
 
-// tt.histogram (Tile IR has none): one-hot counts, the N values against the B bins as an
-// N x B compare summed over N. Values outside [0, B) and masked-off lanes count nowhere (the
-// CPU executors' rule). Above 2^20 compares the kernel falls back instead.
 void Converter::histogram(const Operation &o) {
   Value *x = get(o.operand(0));
   int64_t n = x->type.shape()[0], bins = o.result(0)->type.shape()[0];
@@ -223,12 +212,6 @@ void Converter::histogram(const Operation &o) {
   bind(o, r->result(0));
 }
 
-// tt.gather (Tile IR has none): one-hot selection. Each output lane compares its index
-// with every position 0..N-1 of the source's axis, in a tile of the index's shape plus a
-// last dimension N where the hit keeps the source element's bits and the others 0; an OR
-// over that dimension leaves the element (bits: exact for every type, -0.0 and NaN too). An
-// index outside [0, N) gathers 0 (Triton leaves it undefined; the CPU executors raise).
-// Above 2^20 compares the kernel falls back instead.
 void Converter::gather(const Operation &o) {
   Value *src = get(o.operand(0)), *idx = get(o.operand(1));
   const std::vector<int64_t> &ss = src->type.shape(), &is = idx->type.shape();

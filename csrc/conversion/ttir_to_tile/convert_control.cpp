@@ -11,12 +11,6 @@
 
 namespace tt::tile_conv {
 
-// A loop whose accesses take the tile-index form under conditions checked before it is
-// versioned: if (conditions) { loop, tile-index accesses } else { loop, general form }. When
-// the host can decide the conditions for the whole grid (launch_guard.h), the other version
-// is empty instead: the GPU path launches this kernel only where they hold. The branch stays
-// then too: it keeps the kernel memory-safe were the host wrong, and the loop measured as fast
-// under it as without it (H200).
 void Converter::forOp(const Operation &o) {
   std::vector<const Operation *> planned;
   std::vector<IndexCond> conds;
@@ -94,8 +88,6 @@ void Converter::ifOp(const Operation &o) {
   bindResults(o, f);
 }
 
-// scf.while (before: args -> condition(c, vals); after: vals -> yield next) becomes
-//   loop iter_values(args) { before; if c { after; continue next } ; break vals }
 void Converter::whileOp(const Operation &o) {
   LoopScope scope(loopDepth_);
   std::vector<Type> types = resultTypesOf(o);

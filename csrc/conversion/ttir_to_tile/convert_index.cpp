@@ -28,7 +28,6 @@ Value *Converter::emitPoly(const Poly &p) {
   return sum ? sum : constInt(0, i64());
 }
 
-// The conjunction of `conds` (null when there are none).
 Value *Converter::emitIndexConds(const std::vector<IndexCond> &conds) {
   Value *all = nullptr;
   for (const IndexCond &c : conds) {
@@ -44,7 +43,6 @@ Value *Converter::emitIndexConds(const std::vector<IndexCond> &conds) {
   return all;
 }
 
-// The plan's view, made once at the kernel's top level.
 Value *Converter::indexView(const IndexPlan &p, Type elem, Padding pad) {
   std::string key = p.key + "|" + elem.str() + "|" + std::to_string(static_cast<int>(pad));
   auto it = indexViews_.find(key);
@@ -76,7 +74,6 @@ Value *Converter::indexView(const IndexPlan &p, Type elem, Padding pad) {
   return view;
 }
 
-// coord_d / B_d per dimension, as i32 (coordinates are non-negative multiples of B_d).
 std::vector<Value *> Converter::tileIndices(const IndexPlan &p) {
   std::vector<Value *> idx;
   int64_t c;
@@ -97,8 +94,6 @@ std::vector<Value *> Converter::tileIndices(const IndexPlan &p) {
   return idx;
 }
 
-// Plans the tile-index form for the accesses whose innermost loop is `loop`; returns the
-// conditions to check before it.
 std::vector<IndexCond> Converter::planLoopAccesses(const Operation &loop, const Block &b,
                                                    std::vector<const Operation *> &planned) {
   std::vector<IndexCond> conds;

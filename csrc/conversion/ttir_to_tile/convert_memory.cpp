@@ -27,8 +27,6 @@ Value *Converter::emit(const SExprPtr &e) {
   return nullptr;
 }
 
-// Builds the partition view of a plan; `guard` is set to the i1 "some lane is inside"
-// condition when an extent is dynamic (Tile IR requires index 0 to be inside the view).
 Value *Converter::makeView(const ViewPlan &plan, Type elem, Padding padding, Value *&guard) {
   Value *base = make1("offset", {get(plan.base), emit(plan.offset)}, plan.base->type);
   std::vector<ViewDim> dims(plan.tile.size());
@@ -62,11 +60,6 @@ Value *Converter::makeView(const ViewPlan &plan, Type elem, Padding padding, Val
   return partitionView(base, dims, elem, plan.tile, padding, plan.strideAlign);
 }
 
-// make_tensor_view + make_partition_view for a tile whose dimension d is `dims[d]`. The
-// tensor view lists the dimensions in memory order, the unit-stride one last (TMA needs its
-// innermost dimension contiguous: a transposed tile, such as K^T in attention, is loaded
-// through dim_map). Dynamic strides get `assume div_by<strideAlign>` when strideAlign > 1
-// (descriptors: Triton requires 16-byte multiples).
 Value *Converter::partitionView(Value *base, const std::vector<ViewDim> &dims, Type elem,
                                 const std::vector<int64_t> &tile, Padding padding,
                                 int64_t strideAlign) {
@@ -104,7 +97,6 @@ Value *Converter::partitionView(Value *base, const std::vector<ViewDim> &dims, T
   return make1("make_partition_view", {tview}, Type::partitionView(tile, tv, dimMap, padding));
 }
 
-// Recognises `other` values Tile IR can express as view padding.
 Padding Converter::paddingFor(const Value *other, Type elem, bool &needsSelect) {
   needsSelect = false;
   if (!other)
@@ -133,7 +125,6 @@ Padding Converter::paddingFor(const Value *other, Type elem, bool &needsSelect) 
   return Padding::Zero;
 }
 
-// The access as a gather/scatter through its pointer tile (the general form).
 Value *Converter::pointerLoad(const Operation &o) {
   std::vector<Value *> ops = {get(o.operand(0))};
   std::vector<int64_t> seg = {1, 0, 0, 0};
@@ -144,7 +135,6 @@ Value *Converter::pointerLoad(const Operation &o) {
   return make("load_ptr_tko", ops, {o.result(0)->type, Type::token()}, memoryAttrs(seg))->result(0);
 }
 
-// `a <= b` for every condition the plan relies on (e.g. a `%` that cannot wrap).
 Value *Converter::planConditions(const ViewPlan &plan) {
   Value *all = nullptr;
   for (const auto &c : plan.conditions) {
@@ -156,7 +146,6 @@ Value *Converter::planConditions(const ViewPlan &plan) {
   return all;
 }
 
-// if (conditions) { then() } else { otherwise() }, yielding `types`; inline when none.
 std::vector<Value *> Converter::branchOn(Value *cond, const std::vector<Type> &types,
                                          const std::function<std::vector<Value *>()> &then,
                                          const std::function<std::vector<Value *>()> &otherwise) {
@@ -216,9 +205,6 @@ void Converter::store(const Operation &o) {
     indexedStore(o, it->second);
 }
 
-// Whether a pointer access of type `t` may become a view. A tile with one dimension inside a
-// loop stays a gather unless TileOptions::loopVectorViews: on an H200 gathers ran softmax and
-// layer norm 1.1-1.3x faster than views there (docs/gpu_perf_notes.md); elsewhere they tie.
 bool Converter::raisable(Type t, bool inLoop, std::string &why) const {
   if (!opts_.raiseViews || !t.isTensor()) {
     why = "view raising disabled";
@@ -234,7 +220,6 @@ bool Converter::raisable(Type t, bool inLoop, std::string &why) const {
   return true;
 }
 
-// The access in its form for any offset (a view at the box's corner or a gather).
 Value *Converter::generalLoad(const Operation &o) {
   Type t = o.result(0)->type;
   if (isBoxAccess(o) && gatherOnly_.count(&o)) {
@@ -343,11 +328,6 @@ void Converter::atomicRmw(const Operation &o) {
   bind(o, make("atomic_rmw_tko", ops, {o.result(0)->type, Type::token()}, a)->result(0));
 }
 
-// Float atomic max/min (Tile IR's atomics take integers), as Triton lowers them: on the
-// bits, max is a signed max where val >= 0 and an unsigned min elsewhere (negative floats
-// order backwards as integers); min is a signed min / an unsigned max. The two atomics take
-// disjoint lanes and commute; each lane's old value comes from the one that ran it. NaN
-// values take the unsigned side, as in the CPU executors.
 void Converter::floatMinMax(const Operation &o, int mode) {
   Value *ptr = get(o.operand(0)), *val = get(o.operand(1));
   Type vt = val->type;
@@ -427,7 +407,6 @@ Converter::Box Converter::boxOf(const Operation &o) {
   return bx;
 }
 
-// Every checked offset inside its dimension: the view form is valid (index 0 in range).
 Value *Converter::boxInRange(const Box &a) {
   Value *cond = nullptr;
   for (size_t d = 0; d < a.offsets.size(); ++d) {
@@ -458,8 +437,6 @@ ViewPlan Converter::boxPlan(const Box &a) {
   return p;
 }
 
-// The general form, for rows [row0, row0 + rows) of the box (dimension 0): a pointer tile
-// and the bounds mask (null when nothing is checked).
 std::pair<Value *, Value *> Converter::boxPointers(const Box &a, Value *row0, int64_t rows) {
   std::vector<int64_t> shape = a.block.shape();
   shape[0] = rows;
@@ -495,10 +472,6 @@ std::pair<Value *, Value *> Converter::boxPointers(const Box &a, Value *row0, in
   return {make1("offset", {splat(get(a.base), ptrs), offs}, ptrs), mask};
 }
 
-// Rows per chunk of the pointer form. Its index math is an i64 tile of the box's shape, and
-// tileiras sizes registers for it even when the branch never runs (a descriptor matmul ran
-// 0.69x stock Triton with one 128x128 chunk, 0.96x without the branch): chunks of at most
-// 1024 elements keep that small.
 int64_t Converter::chunkRows(const Type &block) {
   int64_t rows = block.shape()[0], rest = 1;
   for (size_t d = 1; d < block.shape().size(); ++d)
@@ -508,7 +481,6 @@ int64_t Converter::chunkRows(const Type &block) {
   return rows;
 }
 
-// The box loaded through pointers, chunk by chunk (rows of dimension 0), joined by cat.
 Value *Converter::boxGather(const Box &a) {
   Type t = a.block;
   int64_t rows = chunkRows(t), total = t.shape()[0];
@@ -535,8 +507,6 @@ Value *Converter::boxGather(const Box &a) {
   return chunks[0];
 }
 
-// `val` stored through pointers, chunk by chunk (extract per rows of dimension 0), in a loop
-// so that the rarely taken path stays small.
 void Converter::boxScatter(const Box &a, Value *val) {
   int64_t rows = chunkRows(a.block), total = a.block.shape()[0];
   std::vector<int64_t> part = a.block.shape();
@@ -563,7 +533,6 @@ void Converter::boxScatter(const Box &a, Value *val) {
   b_.restoreInsertionPoint(ip);
 }
 
-// if (in range) { view access } else { masked pointer access }, yielding `results`.
 Operation *Converter::boxBranch(const Box &a, const std::vector<Type> &results,
                                 const std::function<std::vector<Value *>()> &viaView,
                                 const std::function<std::vector<Value *>()> &viaPointers) {
