@@ -70,9 +70,25 @@ Value *Converter::get(const Value *v) {
 Value *Converter::splat(Value *s, Type t) {
   if (!t.isTensor() || s->type == t)
     return s;
-  std::vector<int64_t> ones(t.shape().size(), 1);
-  Value *r = make1("reshape", {s}, t.withShape(ones));
-  return make1("broadcast", {r}, t);
+  return expandTo(s, std::vector<int64_t>(t.shape().size(), 1), t);
+}
+
+Value *Converter::expandTo(Value *v, const std::vector<int64_t> &unit, Type t) {
+  return make1("broadcast", {make1("reshape", {v}, v->type.withShape(unit))}, t);
+}
+
+Value *Converter::reduceInt(Value *v, int64_t dim, Type out, const char *combine) {
+  Type e = out.element();
+  Operation *r = make(
+      "reduce", {v}, {out},
+      {{"dim", i32Attr(dim)}, {"identities", Attribute::array({Attribute::integer(0, e)})}}, 1);
+  Block *body = r->region(0)->addBlock();
+  Value *elem = body->addArg(e), *acc = body->addArg(e);
+  auto ip = b_.saveInsertionPoint();
+  b_.setInsertionPointToEnd(body);
+  make("yield", {make1(combine, {acc, elem}, e)}, {});
+  b_.restoreInsertionPoint(ip);
+  return r->result(0);
 }
 
 Attrs Converter::floatMods(Type t, bool rounding, bool approxable) {

@@ -188,28 +188,16 @@ void Converter::histogram(const Operation &o) {
   if (x->type.element() != ct)
     x = make1("exti", {x}, x->type.withElement(ct), {{"signedness", i32Attr(tile::kSigned)}});
   Type grid = Type::tensor({n, bins}, ct), hits = grid.withElement(Type::integer(1));
-  auto spread = [&](Value *v, std::vector<int64_t> unit, Type to) {
-    return make1("broadcast", {make1("reshape", {v}, v->type.withShape(unit))}, to);
-  };
-  Value *values = spread(x, {n, 1}, grid);
-  Value *ids = spread(make1("iota", {}, Type::tensor({bins}, ct)), {1, bins}, grid);
+  Value *values = expandTo(x, {n, 1}, grid);
+  Value *ids = expandTo(make1("iota", {}, Type::tensor({bins}, ct)), {1, bins}, grid);
   Value *hit =
       make1("cmpi", {values, ids}, hits,
             {{"comparison_predicate", i32Attr(tile::kEq)}, {"signedness", i32Attr(tile::kSigned)}});
   if (o.numOperands() > 1)
-    hit = make1("andi", {hit, spread(get(o.operand(1)), {n, 1}, hits)}, hits);
+    hit = make1("andi", {hit, expandTo(get(o.operand(1)), {n, 1}, hits)}, hits);
   Type counts = grid.withElement(i32());
   Value *ones = make1("exti", {hit}, counts, {{"signedness", i32Attr(tile::kUnsigned)}});
-  Operation *r = make(
-      "reduce", {ones}, {o.result(0)->type},
-      {{"dim", i32Attr(0)}, {"identities", Attribute::array({Attribute::integer(0, i32())})}}, 1);
-  Block *body = r->region(0)->addBlock();
-  Value *elem = body->addArg(i32()), *acc = body->addArg(i32());
-  auto ip = b_.saveInsertionPoint();
-  b_.setInsertionPointToEnd(body);
-  make("yield", {make1("addi", {acc, elem}, i32())}, {});
-  b_.restoreInsertionPoint(ip);
-  bind(o, r->result(0));
+  bind(o, reduceInt(ones, 0, o.result(0)->type, "addi"));
 }
 
 void Converter::gather(const Operation &o) {
@@ -243,7 +231,7 @@ void Converter::gather(const Operation &o) {
   unit.push_back(n);
   big.push_back(n);
   Type grid = Type::tensor(big, bits);
-  Value *values = make1("broadcast", {make1("reshape", {sb}, grid.withShape(unit))}, grid);
+  Value *values = expandTo(sb, unit, grid);
   Type ct = idx->type.element().intWidth() > 32 ? i64() : i32();
   if (idx->type.element() != ct)
     idx = make1("exti", {idx}, idx->type.withElement(ct), {{"signedness", i32Attr(tile::kSigned)}});
@@ -251,25 +239,13 @@ void Converter::gather(const Operation &o) {
   idxUnit.push_back(1);
   posUnit.push_back(n);
   Type cgrid = grid.withElement(ct);
-  Value *want = make1("broadcast", {make1("reshape", {idx}, cgrid.withShape(idxUnit))}, cgrid);
-  Value *iota = make1("iota", {}, Type::tensor({n}, ct));
-  Value *pos = make1("broadcast", {make1("reshape", {iota}, cgrid.withShape(posUnit))}, cgrid);
+  Value *want = expandTo(idx, idxUnit, cgrid);
+  Value *pos = expandTo(make1("iota", {}, Type::tensor({n}, ct)), posUnit, cgrid);
   Value *hit =
       make1("cmpi", {want, pos}, grid.withElement(Type::integer(1)),
             {{"comparison_predicate", i32Attr(tile::kEq)}, {"signedness", i32Attr(tile::kSigned)}});
   Value *picked = make1("select", {hit, values, constInt(0, grid)}, grid);
-  Type out = idx->type.withElement(bits);
-  Operation *r = make("reduce", {picked}, {out},
-                      {{"dim", i32Attr(static_cast<int64_t>(rank))},
-                       {"identities", Attribute::array({Attribute::integer(0, bits)})}},
-                      1);
-  Block *body = r->region(0)->addBlock();
-  Value *elem = body->addArg(bits), *acc = body->addArg(bits);
-  auto ip = b_.saveInsertionPoint();
-  b_.setInsertionPointToEnd(body);
-  make("yield", {make1("ori", {acc, elem}, bits)}, {});
-  b_.restoreInsertionPoint(ip);
-  Value *res = r->result(0);
+  Value *res = reduceInt(picked, static_cast<int64_t>(rank), idx->type.withElement(bits), "ori");
   bind(o, se.isFloat() ? make1("bitcast", {res}, o.result(0)->type) : res);
 }
 

@@ -220,6 +220,16 @@ bool Converter::raisable(Type t, bool inLoop, std::string &why) const {
   return true;
 }
 
+std::optional<ViewPlan> Converter::viewPlanOrNote(const Operation &o, Type t) {
+  std::string why;
+  std::optional<ViewPlan> plan;
+  if (raisable(t, loopDepth_ > 0, why))
+    plan = planView(o, why);
+  if (!plan && t.isTensor())
+    note(o, false, why);
+  return plan;
+}
+
 Value *Converter::generalLoad(const Operation &o) {
   Type t = o.result(0)->type;
   if (isBoxAccess(o) && gatherOnly_.count(&o)) {
@@ -228,15 +238,9 @@ Value *Converter::generalLoad(const Operation &o) {
   }
   if (isBoxAccess(o))
     return boxLoad(o, boxOf(o));
-  std::string why;
-  std::optional<ViewPlan> plan;
-  if (raisable(t, loopDepth_ > 0, why))
-    plan = planView(o, why);
-  if (!plan) {
-    if (t.isTensor())
-      note(o, false, why);
+  std::optional<ViewPlan> plan = viewPlanOrNote(o, t);
+  if (!plan)
     return pointerLoad(o);
-  }
   bool needsSelect;
   const Value *other = o.numOperands() > 2 ? o.operand(2) : nullptr;
   Padding pad = paddingFor(other, t.element(), needsSelect);
@@ -265,16 +269,9 @@ void Converter::generalStore(const Operation &o) {
   }
   if (isBoxAccess(o))
     return boxStore(o, boxOf(o));
-  std::string why;
-  std::optional<ViewPlan> plan;
-  if (raisable(t, loopDepth_ > 0, why))
-    plan = planView(o, why);
-  if (!plan) {
-    if (t.isTensor())
-      note(o, false, why);
-    pointerStore(o);
-    return;
-  }
+  std::optional<ViewPlan> plan = viewPlanOrNote(o, t);
+  if (!plan)
+    return pointerStore(o);
   branchOn(
       opts_.guardViews ? planConditions(*plan) : nullptr, {},
       [&]() -> std::vector<Value *> {

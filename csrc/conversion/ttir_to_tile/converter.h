@@ -74,6 +74,10 @@ private:
   }
   // Scalar -> tile of `t`'s shape (Tile IR has no implicit splat).
   Value *splat(Value *s, Type t);
+  // `v` reshaped to `unit` (its shape with size-1 dimensions added) and broadcast to `t`.
+  Value *expandTo(Value *v, const std::vector<int64_t> &unit, Type t);
+  // `v` reduced over `dim` to `out` by the integer op `combine` (addi, ori), identity 0.
+  Value *reduceInt(Value *v, int64_t dim, Type out, const char *combine);
   Value *toI64(Value *v) {
     if (v->type.isInt(64))
       return v;
@@ -267,6 +271,8 @@ private:
   // loop stays a gather unless TileOptions::loopVectorViews: on an H200 gathers ran softmax and
   // layer norm 1.1-1.3x faster than views there (docs/gpu_perf_notes.md); elsewhere they tie.
   bool raisable(Type t, bool inLoop, std::string &why) const;
+  // The view plan of a pointer access of type `t`, or none (then noted, for a tile, with why).
+  std::optional<ViewPlan> viewPlanOrNote(const Operation &o, Type t);
 
   // The access in its form for any offset (a view at the box's corner or a gather).
   Value *generalLoad(const Operation &o);
