@@ -278,9 +278,11 @@ class TileGPUKernel(cc.CompiledKernel):
             if buf.device in self._fallback:
                 kernel.launch_device(grid, runtime, buf, bound, opt_kw)
                 return
-        args = runtime if self._as_is else sp.flatten_runtime(runtime)
+        # (the guard reads the flattened values too: flatten once)
+        flat = None if self._as_is and self._guard is None else sp.flatten_runtime(runtime)
+        args = runtime if self._as_is else flat
         if self._guard is not None:
-            kernel = self._pick(buf.device, grid, sp.flatten_runtime(runtime))
+            kernel = self._pick(buf.device, grid, flat)
         kernel.launch(grid[0], grid[1], grid[2], stream_of(buf), args)
 
     def launch(self, grid, args) -> None:
@@ -310,10 +312,11 @@ class TileGPUKernel(cc.CompiledKernel):
             if buf.device in self._fallback:
                 raise RuntimeError(f"{self.name}: the driver rejects this cubin; launch through "
                                    "the @jit function to run it on the PTX path")
-            flat = vals if self._as_is else sp.flatten_runtime(vals)
+            flat = None if self._as_is and self._guard is None else sp.flatten_runtime(vals)
             if self._guard is not None:
-                kernel = self._pick(buf.device, grid3, sp.flatten_runtime(vals))
-            kernel.launch(*grid3, stream if stream is not None else stream_of(buf), flat)
+                kernel = self._pick(buf.device, grid3, flat)
+            kernel.launch(*grid3, stream if stream is not None else stream_of(buf),
+                          vals if self._as_is else flat)
             return self
 
         return runner
