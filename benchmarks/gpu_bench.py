@@ -340,7 +340,7 @@ def run_case(case: Case) -> dict:
     best = min((t for t in views if t["ok"]), key=lambda t: t["ms"], default=tile)
     columns = {name: next(t for t in tiles if t["config"] == name) for name in COLUMNS}
     twin = ptx_gpu.twin_of(case.kernel)
-    stock_args = [ptx_gpu._arg_to_stock(a) for a in case.args]  # host descriptors: Triton's
+    stock_args = [ptx_gpu.arg_to_stock(a) for a in case.args]  # host descriptors: Triton's
     try:
         stock = _measure(case, lambda: twin[case.grid](*stock_args, **case.meta))
     except Exception as e:  # keep the Tile numbers; say why Triton's are missing

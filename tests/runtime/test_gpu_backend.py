@@ -318,11 +318,11 @@ def test_ptx_path_launches_hand_straight_to_stock_triton(monkeypatch, gpu_machin
     stock_kernels = {}  # stock Triton's cache: one kernel per (n % 16 == 0)
     launches = []
 
-    def launch_stock(jit_fn, grid, bound, opt_kw):
-        launches.append((grid, bound[3]))
-        return stock_kernels.setdefault(bound[3] % 16 == 0, object())
+    def launch_twin(twin, grid, args, opt_kw):
+        launches.append((grid, args[3]))
+        return stock_kernels.setdefault(args[3] % 16 == 0, object())
 
-    monkeypatch.setattr(ptx_gpu, "launch_stock", launch_stock)
+    monkeypatch.setattr(ptx_gpu, "launch_twin", launch_twin)
     fake_twin(monkeypatch, add_kernel)
     specialized = []
     real = add_kernel._specialize
@@ -346,6 +346,27 @@ def test_ptx_path_launches_hand_straight_to_stock_triton(monkeypatch, gpu_machin
     assert len(launches) == 3 and c.tolist() == (a + 1).tolist()
 
 
+def test_ptx_fast_launch_translates_constexprs_only(monkeypatch, gpu_machine):
+    """Tensors and scalars reach stock Triton as they are; constexprs (which may be our dtypes
+    or constexpr objects) go through arg_to_stock."""
+    from triton_tile.runtime import specialize as sp
+
+    monkeypatch.setenv("ENABLE_TILE", "0")
+    monkeypatch.setattr(sp, "_TORCH_CUDA_TYPES", {FakeTorchCuda})
+    seen = []
+    monkeypatch.setattr(ptx_gpu, "launch_twin", lambda twin, grid, args, opt_kw:
+                        seen.append((args, opt_kw)) or object())
+    monkeypatch.setattr(ptx_gpu, "arg_to_stock", lambda v: ("stock", v))
+    fake_twin(monkeypatch, add_kernel)
+    x, y, out = (FakeTorchCuda((i + 1) << 20) for i in range(3))
+    add_kernel.cache.clear()
+    add_kernel[(4,)](x, y, out, 1000, BLOCK=256)  # our path: looks the kernel up
+    add_kernel[(4,)](x, y, out, 1000, BLOCK=256, num_warps=2)  # the fast launch
+    args, opt_kw = seen[-1]
+    assert args[:4] == [x, y, out, 1000] and args[4] == ("stock", 256)
+    assert opt_kw == {"num_warps": 2}
+
+
 _SCALE = _SCALE_BEFORE = tl.constexpr(2)
 
 
@@ -361,7 +382,7 @@ def test_ptx_fast_launch_still_checks_globals_and_devices(monkeypatch, gpu_machi
     monkeypatch.setenv("ENABLE_TILE", "0")
     monkeypatch.setattr(sp, "_TORCH_CUDA_TYPES", {FakeTorchCuda})
     stock, launches = object(), []
-    monkeypatch.setattr(ptx_gpu, "launch_stock",
+    monkeypatch.setattr(ptx_gpu, "launch_twin",
                         lambda *a: launches.append(a[1]) or stock)
     fake_twin(monkeypatch, scale_kernel)
     x, out = FakeTorchCuda(1 << 20), FakeTorchCuda(2 << 20)

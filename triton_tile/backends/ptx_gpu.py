@@ -83,9 +83,11 @@ def _current(hit, jit_fn) -> bool:
 _MISSING = object()
 
 
-def twin_current(jit_fn) -> bool:
-    """Whether twin_of(jit_fn) would return its existing twin unchanged."""
-    return _current(_TWINS.get(id(jit_fn)), jit_fn)
+def current_twin(jit_fn):
+    """The twin twin_of(jit_fn) would return unchanged, or None where it is not made yet or
+    stale (then only twin_of, which checks the globals, may make it)."""
+    hit = _TWINS.get(id(jit_fn))
+    return hit[2] if _current(hit, jit_fn) else None
 
 
 def twin_of(jit_fn):
@@ -137,7 +139,7 @@ def _names(code) -> set:
     return out
 
 
-def _arg_to_stock(v: Any) -> Any:
+def arg_to_stock(v: Any) -> Any:
     """A launch argument as stock Triton takes it: torch tensors and Python scalars as they
     are; other CUDA arrays as zero-copy torch tensors; our wrappers as stock ones."""
     if v is None or isinstance(v, (int, float, bool)):
@@ -148,16 +150,16 @@ def _arg_to_stock(v: Any) -> Any:
     if mod.startswith("triton_tile"):
         name = type(v).__name__
         if name == "TensorWrapper":
-            return stock_triton().reinterpret(_arg_to_stock(v.base), to_stock(v.dtype))
+            return stock_triton().reinterpret(arg_to_stock(v.base), to_stock(v.dtype))
         if name == "TensorDescriptor":
             from triton.tools.tensor_descriptor import TensorDescriptor
 
-            return TensorDescriptor(_arg_to_stock(v.base), v.shape, v.strides, v.block_shape,
+            return TensorDescriptor(arg_to_stock(v.base), v.shape, v.strides, v.block_shape,
                                     padding=v.padding)
         return to_stock(v)
     if isinstance(v, tuple):
-        return type(v)(*map(_arg_to_stock, v)) if hasattr(v, "_fields") else \
-            tuple(map(_arg_to_stock, v))
+        return type(v)(*map(arg_to_stock, v)) if hasattr(v, "_fields") else \
+            tuple(map(arg_to_stock, v))
     if hasattr(v, "__cuda_array_interface__") or hasattr(v, "__dlpack__"):
         import torch
 
@@ -169,9 +171,14 @@ def _arg_to_stock(v: Any) -> Any:
 def launch_stock(jit_fn, grid, bound, opt_kw):
     """Launches stock Triton's twin of `jit_fn` on our bound arguments; its CompiledKernel."""
     twin = twin_of(jit_fn)  # first: without stock Triton, the error says how to get it
-    args = [_arg_to_stock(a) for a in bound]
-    opts = {k: v for k, v in opt_kw.items() if k not in _OURS_ONLY} if opt_kw else {}
-    return twin[grid](*args, **opts)
+    return launch_twin(twin, grid, [arg_to_stock(a) for a in bound], opt_kw)
+
+
+def launch_twin(twin, grid, args, opt_kw):
+    """Launches a stock twin on arguments already in stock terms; its CompiledKernel."""
+    if opt_kw:
+        return twin[grid](*args, **{k: v for k, v in opt_kw.items() if k not in _OURS_ONLY})
+    return twin[grid](*args)
 
 
 class PTXGPUKernel(cc.CompiledKernel):
@@ -220,5 +227,5 @@ class PTXGPUKernel(cc.CompiledKernel):
         return getattr(stock, "n_regs", 0) if stock is not None else 0
 
 
-__all__ = ["PTXGPUKernel", "launch_stock", "twin_of", "to_stock", "stock_triton",
-           "INSTALL_HINT"]
+__all__ = ["PTXGPUKernel", "launch_stock", "launch_twin", "current_twin", "arg_to_stock",
+           "twin_of", "to_stock", "stock_triton", "INSTALL_HINT"]

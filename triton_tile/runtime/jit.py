@@ -61,6 +61,16 @@ class KernelParam:
         return f"KernelParam({self.num}, {self.name!r}, constexpr={self.is_constexpr})"
 
 
+_PTX_GPU: list = []  # backends.ptx_gpu once imported (it imports the compiler, which imports us)
+
+
+def _import_ptx_gpu():
+    from ..backends import ptx_gpu
+
+    _PTX_GPU[:] = [ptx_gpu]
+    return ptx_gpu
+
+
 class KernelInterface:
     """`kernel[grid](...)` and `kernel.warmup(...)` for anything with a `run`."""
 
@@ -139,6 +149,7 @@ class JITFunction(KernelInterface):
                 raise TypeError(f"@jit function {fn.__name__}: parameter {p.name!r} is "
                                 "tl.constexpr and in do_not_specialize; it cannot be both")
         self.constexprs = [p.num for p in self.params if p.is_constexpr]
+        self._runtime_params = tuple(p.num for p in self.params if not p.is_constexpr)
         # What _specialize reads per parameter at every launch, gathered once.
         self._spec_plan = tuple((p.is_constexpr, not p.do_not_specialize,
                                  not p.do_not_specialize_on_alignment, p.annotation_type, p.name)
@@ -279,6 +290,19 @@ class JITFunction(KernelInterface):
         seen = set()  # buffers by allocation: a repeat may alias (sp.alias_classes decides)
         shared = False
         for (constexpr, specialize, align, annotation, pname), v in zip(self._spec_plan, bound):
+            if type(v) is int and not annotation and sp._I32_MIN <= v < sp._I32_MAX:
+                # sizes and block sizes, on every launch: specialize_arg's first cases inline
+                if constexpr:
+                    spec_key.append(("constexpr", ("int", v)))
+                    runtime.append(sp.CONSTEXPR)
+                elif specialize and v == 1:
+                    spec_key.append(("constexpr", ("int", 1)))
+                    runtime.append(sp.CONSTEXPR)
+                else:
+                    spec_key.append(("i32", "D" if specialize and align and v % 16 == 0
+                                     else None))
+                    runtime.append(v)
+                continue
             if constexpr:
                 if sp._is_constexpr_obj(v):
                     v = v.value
@@ -348,17 +372,17 @@ class JITFunction(KernelInterface):
             bound = self._binder(*args)
         options = self._options(opt_kw)
         stock = None
-        if not warmup and not options.enable_tile and self._cuda_only(bound) and \
-                self._twin_current():
+        ptx_gpu = _PTX_GPU[0] if _PTX_GPU else _import_ptx_gpu()
+        twin = None if warmup or options.enable_tile else ptx_gpu.current_twin(self)
+        if twin is not None and self._cuda_only(bound):
             # The GPU's PTX path hands the launch to stock Triton, which specializes and
             # caches on its own: ours would only repeat that work (launch overhead 3x stock's)
             # to find the kernel object to return. Launch first, then look it up by the stock
             # kernel that ran; a stock kernel not seen yet takes the path below, not launching.
             if callable(grid):
                 grid = grid(dict(zip(self.arg_names, bound)))
-            from ..backends import ptx_gpu
-
-            stock = ptx_gpu.launch_stock(self, cc.normalize_grid(grid), bound, opt_kw)
+            stock = ptx_gpu.launch_twin(twin, cc.normalize_grid(grid), self._stock_args(bound),
+                                        opt_kw)
             hit = self._by_stock.get((id(stock), id(options)))
             if hit is not None and hit[0] is stock:
                 hit[1].ran(stock)
@@ -394,12 +418,13 @@ class JITFunction(KernelInterface):
             self._by_stock[(id(stock), id(options))] = (stock, kernel)
         return kernel
 
-    def _twin_current(self) -> bool:
-        """Whether stock Triton's twin of this function is made and not stale (a global it
-        read rebound since): only then may a launch skip our checks of the globals."""
-        from ..backends import ptx_gpu
-
-        return ptx_gpu.twin_current(self)
+    def _stock_args(self, bound: tuple) -> list:
+        """Arguments that passed _cuda_only, as stock Triton takes them: only constexprs (a
+        dtype of ours, a constexpr object) need translating; tensors and scalars pass as is."""
+        args = list(bound)
+        for i in self.constexprs:
+            args[i] = _PTX_GPU[0].arg_to_stock(args[i])
+        return args
 
     @staticmethod
     def _check_globals(checks) -> None:
@@ -413,8 +438,9 @@ class JITFunction(KernelInterface):
         """Whether every array argument is a torch CUDA tensor on one device and the rest
         Python scalars (what stock Triton takes as they are): the PTX path's fast launch."""
         device = None
-        for p, v in zip(self.params, bound):
-            if p.is_constexpr or v is None:
+        for i in self._runtime_params:
+            v = bound[i]
+            if v is None:
                 continue
             t = type(v)
             if t in sp._TORCH_CUDA_TYPES:

@@ -491,8 +491,15 @@ def _buffers(values):
             yield v
 
 
+_SIMPLE_CONSTEXPRS = {int: "int", bool: "bool", float: "float", str: "str",
+                      type(None): "NoneType"}
+
+
 def hashable(value) -> Any:
     """A hashable stand-in for a constexpr value that keeps 1, 1.0 and True apart."""
+    simple = _SIMPLE_CONSTEXPRS.get(type(value))
+    if simple is not None:  # the common case, on every launch: BLOCK sizes, flags, names
+        return simple, value
     if isinstance(value, (list, tuple)):
         return (type(value).__name__, tuple(hashable(v) for v in value))
     if isinstance(value, dict):
