@@ -1,0 +1,58 @@
+"""One benchmark case launched once on each path, for a profiler to compare them.
+
+    ncu --clock-control none -k regex:KERNEL --launch-skip 2 --launch-count 2 \\
+        python3 benchmarks/profile_case.py layer_norm [--occupancy 4] [--env K=V ...]
+
+Builds the first case of a gpu_bench family (`--index` picks another), launches it once on the
+Tile path and once through stock Triton (warm-up: both compile and load), synchronizes, then
+launches each once more: under ncu with --launch-skip 2 the two profiled kernels are the Tile
+one, then stock Triton's. Without ncu it prints both times (events around one launch), which is
+only a sanity check: the benchmark's medians are in run_all.py.
+"""
+
+import argparse
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import gpu_bench as gb  # noqa: E402
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("family", choices=gb.FAMILIES)
+    ap.add_argument("--index", type=int, default=0, help="which case of the family")
+    ap.add_argument("--occupancy", type=int, help="the Tile launch's occupancy hint")
+    ap.add_argument("--env", nargs="*", default=[], help="K=V knobs for the Tile compile")
+    args = ap.parse_args(argv)
+    import torch
+
+    from triton_tile.backends import ptx_gpu
+
+    for kv in args.env:
+        k, _, v = kv.partition("=")
+        os.environ[k] = v
+    case = gb.cases(gb.Tensors(aot=False), False, [args.family])[args.index]()
+    meta = dict(case.meta, enable_tile=True)
+    if args.occupancy:
+        meta["occupancy"] = args.occupancy
+    twin = ptx_gpu.twin_of(case.kernel)
+    stock_args = [ptx_gpu.arg_to_stock(a) for a in case.args]
+    runs = {"tile": lambda: case.kernel[case.grid](*case.args, **meta),
+            "stock": lambda: twin[case.grid](*stock_args, **case.meta)}
+    for run in runs.values():  # compile and load outside the profiled launches
+        run()
+    torch.cuda.synchronize()
+    for name, run in runs.items():
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        run()
+        end.record()
+        torch.cuda.synchronize()
+        print(f"{case.name} {case.label} {name}: {start.elapsed_time(end):.3f} ms (one launch)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
