@@ -18,6 +18,7 @@ void bindExec(py::module_ &m);     // bind_exec.cpp
 void bindTile(py::module_ &m);     // bind_tile.cpp
 void bindBytecode(py::module_ &m); // bind_bytecode.cpp
 void bindCuda(py::module_ &m);     // bind_cuda.cpp
+void bindRuntime(py::module_ &m);  // bind_runtime.cpp
 
 namespace {
 
@@ -251,5 +252,6 @@ PYBIND11_MODULE(_core, m) {
   bindTile(m);
   bindBytecode(m);
   bindCuda(m);
+  bindRuntime(m);
   m.attr("source_hash") = TT_SOURCE_HASH; // what cache keys use instead of the binary
 }

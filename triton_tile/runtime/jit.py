@@ -175,6 +175,7 @@ class JITFunction(KernelInterface):
         self.starting_line_number = first_line + src[:match.start()].count("\n")
         self.src = src[match.start():]
         self._binder = _make_binder(fn.__name__, self.params)
+        self._fast_spec = None  # _core.LaunchSpecializer, made at the first launch
         self._param_names = frozenset(self.arg_names)
         self.cache: Dict[Any, Any] = {}  # in-memory: key -> (CompiledKernel, global checks)
         self._options_cache: Dict[Any, cpu.CPUOptions] = {}
@@ -282,43 +283,45 @@ class JITFunction(KernelInterface):
     def _specialize(self, bound: tuple, warmup: bool):
         """(specialization key, runtime values, the CUDA buffer the launch runs on or None,
         whether two pointer arguments may share an allocation)."""
-        spec_key = []
-        runtime = []
+        fast = self._fast_spec
+        if fast is None:
+            fast = self._fast_spec = cpu.core().LaunchSpecializer(
+                tuple(plan[:4] for plan in self._spec_plan), self._spec_one, sp)
+        spec_key, runtime, dev, shared, check = fast(bound, warmup)
+        if check:
+            dev = sp.launch_device(self.arg_names, runtime, self.__name__)  # raises on mixed
+        return spec_key, runtime, dev, shared
+
+    def _spec_one(self, i: int, v, warmup: bool) -> tuple:
+        """(key, runtime value) of argument `i` by the specialization table: what the C++
+        LaunchSpecializer asks for every argument it does not decide itself."""
+        constexpr, specialize, align, annotation, pname = self._spec_plan[i]
         name = self.__name__
+        if constexpr:
+            if sp._is_constexpr_obj(v):
+                v = v.value
+            try:
+                return ("constexpr", sp.hashable(v)), sp.CONSTEXPR
+            except sp.ArgError as e:
+                raise TypeError(f"{name}: argument {pname!r} {e}") from None
+        try:
+            t, k, rt = sp.specialize_arg(v, specialize, align, annotation, warmup)
+            if t == "constexpr":
+                k = sp.hashable(k)
+        except sp.ArgError as e:
+            raise e.exc_type(f"{name}: argument {pname!r} {e}") from None
+        return (t, k), rt
+
+    def _specialize_py(self, bound: tuple, warmup: bool):
+        """_specialize in Python only: the reference the C++ specializer is tested against."""
+        spec_key, runtime = [], []
         dev = None  # the first CUDA buffer
         host = check = False  # check: tuples or two devices seen, launch_device sorts it out
         seen = set()  # buffers by allocation: a repeat may alias (sp.alias_classes decides)
         shared = False
-        for (constexpr, specialize, align, annotation, pname), v in zip(self._spec_plan, bound):
-            if type(v) is int and not annotation and sp._I32_MIN <= v < sp._I32_MAX:
-                # sizes and block sizes, on every launch: specialize_arg's first cases inline
-                if constexpr:
-                    spec_key.append(("constexpr", ("int", v)))
-                    runtime.append(sp.CONSTEXPR)
-                elif specialize and v == 1:
-                    spec_key.append(("constexpr", ("int", 1)))
-                    runtime.append(sp.CONSTEXPR)
-                else:
-                    spec_key.append(("i32", "D" if specialize and align and v % 16 == 0
-                                     else None))
-                    runtime.append(v)
-                continue
-            if constexpr:
-                if sp._is_constexpr_obj(v):
-                    v = v.value
-                try:
-                    spec_key.append(("constexpr", sp.hashable(v)))
-                except sp.ArgError as e:
-                    raise TypeError(f"{name}: argument {pname!r} {e}") from None
-                runtime.append(sp.CONSTEXPR)
-                continue
-            try:
-                t, k, rt = sp.specialize_arg(v, specialize, align, annotation, warmup)
-                if t == "constexpr":
-                    k = sp.hashable(k)
-            except sp.ArgError as e:
-                raise e.exc_type(f"{name}: argument {pname!r} {e}") from None
-            spec_key.append((t, k))
+        for i, v in enumerate(bound):
+            key, rt = self._spec_one(i, v, warmup)
+            spec_key.append(key)
             runtime.append(rt)
             cls = type(rt)
             if cls is sp.HostBuffer:
@@ -333,7 +336,7 @@ class JITFunction(KernelInterface):
             elif cls is tuple:
                 check = shared = True
         if check or (host and dev is not None):
-            dev = sp.launch_device(self.arg_names, runtime, name)  # raises on mixed devices
+            dev = sp.launch_device(self.arg_names, runtime, self.__name__)  # raises on mixed
         return tuple(spec_key), runtime, dev, shared
 
     def _frontend_spec(self, bound: tuple, spec_key: tuple) -> cc.Specialization:

@@ -1,0 +1,23 @@
+// Bindings of the launch path's helpers (bindings only: launch_specializer.h has the rules).
+//
+//   spec = _core.LaunchSpecializer(plan, callback, specialize_module)
+//   key, runtime, dev, shared, check_devices = spec(bound_args_tuple, warmup)
+#include <pybind11/pybind11.h>
+
+#include "python/launch_specializer.h"
+
+namespace py = pybind11;
+using tt::py_runtime::LaunchSpecializer;
+
+void bindRuntime(py::module_ &m) {
+  py::class_<LaunchSpecializer>(m, "LaunchSpecializer")
+      .def(py::init([](py::tuple plan, py::object callback, py::object state) {
+        return new LaunchSpecializer(plan.ptr(), callback.ptr(), state.ptr());
+      }))
+      .def("__call__", [](const LaunchSpecializer &s, py::tuple bound, bool warmup) {
+        PyObject *out = s.specialize(bound.ptr(), warmup);
+        if (!out)
+          throw py::error_already_set();
+        return py::reinterpret_steal<py::tuple>(out);
+      });
+}

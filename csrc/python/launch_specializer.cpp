@@ -1,0 +1,240 @@
+// The launch path's argument specializer: rules in launch_specializer.h.
+#include "python/launch_specializer.h"
+
+#include <cstdint>
+#include <stdexcept>
+
+namespace tt::py_runtime {
+namespace {
+
+// A borrowed-to-owned helper for the attributes read once at construction.
+PyObject *attrOrThrow(PyObject *obj, const char *name) {
+  PyObject *v = PyObject_GetAttrString(obj, name);
+  if (!v)
+    throw std::runtime_error(std::string("launch specializer: missing ") + name);
+  return v;
+}
+
+PyObject *intern(const char *s) { return PyUnicode_InternFromString(s); }
+
+// Python's `v % 16 == 0` for an int that fits int64 (C++'s % agrees on zero remainders).
+bool divisible16(long long v) { return v % 16 == 0; }
+
+// Owns one reference for the scope of a call.
+struct Ref {
+  PyObject *p;
+  explicit Ref(PyObject *q) : p(q) {}
+  ~Ref() { Py_XDECREF(p); }
+  Ref(const Ref &) = delete;
+  Ref &operator=(const Ref &) = delete;
+  PyObject *release() {
+    PyObject *q = p;
+    p = nullptr;
+    return q;
+  }
+};
+
+} // namespace
+
+LaunchSpecializer::LaunchSpecializer(PyObject *plan, PyObject *callback, PyObject *state) {
+  Py_ssize_t n = PyTuple_Size(plan);
+  if (n < 0)
+    throw std::runtime_error("launch specializer: the plan must be a tuple");
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject *p = PyTuple_GetItem(plan, i);
+    if (!p || !PyTuple_Check(p) || PyTuple_Size(p) < 4)
+      throw std::runtime_error("launch specializer: each plan entry is a 4-tuple");
+    params_.push_back({PyObject_IsTrue(PyTuple_GET_ITEM(p, 0)) == 1,
+                       PyObject_IsTrue(PyTuple_GET_ITEM(p, 1)) == 1,
+                       PyObject_IsTrue(PyTuple_GET_ITEM(p, 2)) == 1,
+                       PyObject_IsTrue(PyTuple_GET_ITEM(p, 3)) == 1});
+  }
+  Py_INCREF(callback);
+  callback_ = callback;
+  // state: the specialize module. The torch type set and the dtype-name cache are looked up
+  // on it at every call (tests replace them); the marker and buffer classes are fixed.
+  Py_INCREF(state);
+  state_ = state;
+  constexprMark_ = attrOrThrow(state, "CONSTEXPR");
+  deviceBufferType_ = attrOrThrow(state, "DeviceBuffer");
+  hostBufferType_ = attrOrThrow(state, "HostBuffer");
+  sTorchTypes_ = intern("_TORCH_CUDA_TYPES");
+  sDtypeNames_ = intern("_DTYPE_NAMES");
+  sConstexpr_ = intern("constexpr");
+  sInt_ = intern("int");
+  sI32_ = intern("i32");
+  sFp32_ = intern("fp32");
+  sD_ = intern("D");
+  sTorch_ = intern("torch");
+  sIsCuda_ = intern("is_cuda");
+  sDtype_ = intern("dtype");
+  sDataPtr_ = intern("data_ptr");
+  sGetDevice_ = intern("get_device");
+  pointerNames_ = PyDict_New();
+}
+
+LaunchSpecializer::~LaunchSpecializer() {
+  for (PyObject *o : {callback_, state_, constexprMark_, deviceBufferType_, hostBufferType_,
+                      sTorchTypes_, sDtypeNames_, sConstexpr_, sInt_, sI32_, sFp32_, sD_, sTorch_,
+                      sIsCuda_, sDtype_, sDataPtr_, sGetDevice_, pointerNames_})
+    Py_XDECREF(o);
+}
+
+// ("*" + name) for a dtype name, cached.
+PyObject *LaunchSpecializer::pointerName(PyObject *name) const {
+  PyObject *hit = PyDict_GetItemWithError(pointerNames_, name); // borrowed
+  if (hit || PyErr_Occurred())
+    return hit;
+  Ref s(PyUnicode_FromFormat("*%U", name));
+  if (!s.p || PyDict_SetItem(pointerNames_, name, s.p) < 0)
+    return nullptr;
+  return s.p; // borrowed from the dict from here on
+}
+
+// The key and runtime of one CUDA tensor on the fast path, or false (key/runtime untouched)
+// when the rules of the header do not cover it. Returns false with an error set on failure.
+bool LaunchSpecializer::cudaTensor(PyObject *v, const Param &p, PyObject **key,
+                                   PyObject **rt) const {
+  Ref types(PyObject_GetAttr(state_, sTorchTypes_));
+  if (!types.p || !PySet_Check(types.p) ||
+      PySet_Contains(types.p, reinterpret_cast<PyObject *>(Py_TYPE(v))) != 1)
+    return false;
+  Ref isCuda(PyObject_GetAttr(v, sIsCuda_));
+  if (!isCuda.p || isCuda.p != Py_True)
+    return false;
+  Ref dtype(PyObject_GetAttr(v, sDtype_));
+  Ref names(PyObject_GetAttr(state_, sDtypeNames_));
+  if (!dtype.p || !names.p || !PyDict_Check(names.p))
+    return false;
+  PyObject *name = PyDict_GetItemWithError(names.p, dtype.p); // borrowed
+  if (!name || !PyUnicode_Check(name))
+    return false;
+  PyObject *ptrName = pointerName(name);
+  if (!ptrName)
+    return false;
+  Ref ptr(PyObject_CallMethodNoArgs(v, sDataPtr_));
+  Ref device(PyObject_CallMethodNoArgs(v, sGetDevice_));
+  if (!ptr.p || !device.p || !PyLong_Check(ptr.p))
+    return false;
+  unsigned long long address = PyLong_AsUnsignedLongLong(ptr.p);
+  if (PyErr_Occurred())
+    return false;
+  bool aligned = p.specialize && p.align && address % 16 == 0;
+  Ref fields(PyTuple_Pack(3, ptr.p, device.p, sTorch_));
+  if (!fields.p)
+    return false;
+  Ref args(PyTuple_Pack(1, fields.p));
+  if (!args.p)
+    return false;
+  // tuple.__new__(DeviceBuffer, fields): what the namedtuple's own __new__ does, without
+  // running it as Python code.
+  Ref buffer(
+      PyTuple_Type.tp_new(reinterpret_cast<PyTypeObject *>(deviceBufferType_), args.p, nullptr));
+  if (!buffer.p)
+    return false;
+  *key = PyTuple_Pack(2, ptrName, aligned ? sD_ : Py_None);
+  if (!*key)
+    return false;
+  *rt = buffer.release();
+  return true;
+}
+
+PyObject *LaunchSpecializer::specialize(PyObject *bound, bool warmup) const {
+  Py_ssize_t n = PyTuple_Size(bound);
+  if (n < 0)
+    return nullptr;
+  if (static_cast<size_t>(n) != params_.size()) {
+    PyErr_SetString(PyExc_TypeError, "launch specializer: wrong number of arguments");
+    return nullptr;
+  }
+  Ref keys(PyTuple_New(n));
+  Ref runtime(PyList_New(n));
+  if (!keys.p || !runtime.p)
+    return nullptr;
+  PyObject *dev = Py_None; // borrowed: the first DeviceBuffer (owned by `runtime`)
+  bool host = false, check = false, shared = false;
+  std::vector<unsigned long long> seen; // allocations seen (HostBuffer.lo, DeviceBuffer.ptr)
+  auto markSeen = [&](PyObject *addr) {
+    unsigned long long a = PyLong_AsUnsignedLongLong(addr);
+    if (PyErr_Occurred())
+      return false;
+    for (unsigned long long s : seen)
+      shared = shared || s == a;
+    seen.push_back(a);
+    return true;
+  };
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    const Param &p = params_[i];
+    PyObject *v = PyTuple_GET_ITEM(bound, i);
+    PyObject *key = nullptr, *rt = nullptr;
+    if (PyLong_CheckExact(v) && !p.annotated) {
+      int overflow = 0;
+      long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+      if (!overflow && x >= INT32_MIN && x <= INT32_MAX) {
+        if (p.isConstexpr || (p.specialize && x == 1)) {
+          Ref inner(PyTuple_Pack(2, sInt_, v));
+          key = inner.p ? PyTuple_Pack(2, sConstexpr_, inner.p) : nullptr;
+          rt = constexprMark_;
+          Py_INCREF(rt);
+        } else {
+          key = PyTuple_Pack(2, sI32_, p.specialize && p.align && divisible16(x) ? sD_ : Py_None);
+          rt = v;
+          Py_INCREF(rt);
+        }
+        if (!key) {
+          Py_XDECREF(rt);
+          return nullptr;
+        }
+      }
+    } else if (PyFloat_CheckExact(v) && !p.annotated && !p.isConstexpr) {
+      key = PyTuple_Pack(2, sFp32_, Py_None);
+      if (!key)
+        return nullptr;
+      rt = v;
+      Py_INCREF(rt);
+    } else if (!p.annotated && !p.isConstexpr && !cudaTensor(v, p, &key, &rt)) {
+      if (PyErr_Occurred())
+        PyErr_Clear(); // an odd tensor: the Python rules decide, and raise, as they would
+    }
+    if (!key) { // not a common type: the Python rules of this parameter
+      Ref out(PyObject_CallFunction(callback_, "nOO", i, v, warmup ? Py_True : Py_False));
+      if (!out.p)
+        return nullptr;
+      if (!PyTuple_Check(out.p) || PyTuple_Size(out.p) != 2) {
+        PyErr_SetString(PyExc_TypeError, "launch specializer: the callback returns (key, rt)");
+        return nullptr;
+      }
+      key = PyTuple_GET_ITEM(out.p, 0);
+      rt = PyTuple_GET_ITEM(out.p, 1);
+      Py_INCREF(key);
+      Py_INCREF(rt);
+    }
+    PyTuple_SET_ITEM(keys.p, i, key);  // steals
+    PyList_SET_ITEM(runtime.p, i, rt); // steals
+    PyObject *cls = reinterpret_cast<PyObject *>(Py_TYPE(rt));
+    if (cls == hostBufferType_) {
+      host = true;
+      if (!markSeen(PyTuple_GET_ITEM(rt, 1)))
+        return nullptr;
+    } else if (cls == deviceBufferType_) {
+      if (dev != Py_None) {
+        int differ =
+            PyObject_RichCompareBool(PyTuple_GET_ITEM(rt, 1), PyTuple_GET_ITEM(dev, 1), Py_NE);
+        if (differ < 0)
+          return nullptr;
+        check = check || differ;
+      } else {
+        dev = rt;
+      }
+      if (!markSeen(PyTuple_GET_ITEM(rt, 0)))
+        return nullptr;
+    } else if (cls == reinterpret_cast<PyObject *>(&PyTuple_Type)) {
+      check = shared = true;
+    }
+  }
+  bool checkDevices = check || (host && dev != Py_None);
+  return Py_BuildValue("(OOOOO)", keys.p, runtime.p, dev, shared ? Py_True : Py_False,
+                       checkDevices ? Py_True : Py_False);
+}
+
+} // namespace tt::py_runtime

@@ -1,0 +1,58 @@
+// The launch path's argument specializer (runtime/jit.py, JITFunction._specialize): one call
+// per launch turns the bound arguments into the specialization key, the runtime values and the
+// device bookkeeping. Python's loop (JITFunction._specialize_py) is the reference and a test
+// runs both on the same arguments; this one exists because that loop was the largest part of
+// a cached launch's host time (docs/gpu_perf_notes.md).
+//
+// Rules: the common argument types are decided here, exactly as specialize.py decides them:
+//  - a Python int in i32 range for a parameter without annotation: a constexpr parameter's key
+//    is ("constexpr", ("int", v)); a specialized 1 becomes ("constexpr", ("int", 1)); else
+//    ("i32", "D" when specialized for alignment and v % 16 == 0, else None), runtime v;
+//  - a Python float for a non-constexpr parameter without annotation: ("fp32", None), v;
+//  - a tensor whose type is in the set of tensor types seen holding CUDA memory, is_cuda, and
+//    whose dtype the dtype-name cache already names: ("*<name>", "D" | None) and a
+//    DeviceBuffer(data_ptr(), get_device(), "torch").
+// Every other argument (numpy arrays, constexpr objects, descriptors, tuples, annotated
+// parameters, other ints) goes to the Python callback of its parameter, callback(i, v, warmup)
+// -> (key, runtime), which also raises the errors that name the kernel and the argument; so
+// the two paths cannot disagree on anything but speed. The sets and dicts are the Python
+// module's own objects, read at each call (a type or dtype seen later is picked up).
+#pragma once
+
+#include <Python.h>
+
+#include <vector>
+
+namespace tt::py_runtime {
+
+class LaunchSpecializer {
+public:
+  // plan: one (is_constexpr, specialize, align, annotation) tuple per parameter. state: the
+  // runtime.specialize module (its CONSTEXPR, HostBuffer, DeviceBuffer, _TORCH_CUDA_TYPES and
+  // _DTYPE_NAMES).
+  LaunchSpecializer(PyObject *plan, PyObject *callback, PyObject *state);
+  ~LaunchSpecializer();
+  LaunchSpecializer(const LaunchSpecializer &) = delete;
+  LaunchSpecializer &operator=(const LaunchSpecializer &) = delete;
+
+  // (key tuple, runtime list, first device buffer or None, shared, check_devices): a new
+  // reference, or null with a Python error set. check_devices: the caller must run
+  // specialize.launch_device (tuples seen, two devices, or host and device memory mixed).
+  PyObject *specialize(PyObject *bound, bool warmup) const;
+
+private:
+  struct Param {
+    bool isConstexpr, specialize, align, annotated;
+  };
+  PyObject *pointerName(PyObject *name) const;
+  bool cudaTensor(PyObject *v, const Param &p, PyObject **key, PyObject **rt) const;
+
+  std::vector<Param> params_;
+  PyObject *callback_, *state_;
+  PyObject *constexprMark_, *deviceBufferType_, *hostBufferType_;
+  PyObject *sTorchTypes_, *sDtypeNames_, *sConstexpr_, *sInt_, *sI32_, *sFp32_, *sD_, *sTorch_,
+      *sIsCuda_, *sDtype_, *sDataPtr_, *sGetDevice_;
+  PyObject *pointerNames_; // dict: dtype name -> "*" + name
+};
+
+} // namespace tt::py_runtime

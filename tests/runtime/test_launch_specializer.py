@@ -1,0 +1,95 @@
+"""The C++ LaunchSpecializer (every launch) against JITFunction._specialize_py (the Python
+reference): the same key, runtime values, device and aliasing verdict, or the same error, for
+arguments of every kind the specialization table knows."""
+
+import numpy as np
+import pytest
+
+import triton_tile as triton
+import triton_tile.language as tl
+from triton_tile.runtime import specialize as sp
+
+
+@triton.jit(do_not_specialize=["n2"], do_not_specialize_on_alignment=["n3"])
+def many_kernel(x, y, n, n2, n3, f, m: tl.int64, C: tl.constexpr):
+    pass
+
+
+class FakeCudaTensor:
+    """A torch CUDA tensor as far as the launch path can tell (no memory behind it)."""
+
+    is_cuda = True
+
+    def __init__(self, ptr, device=0, dtype=np.float32):
+        self.ptr, self.device, self.dtype = ptr, device, np.dtype(dtype)
+
+    def data_ptr(self):
+        return self.ptr
+
+    def get_device(self):
+        return self.device
+
+
+class NotCuda(FakeCudaTensor):
+    is_cuda = False
+
+
+A = np.arange(64, dtype=np.float32)
+B = np.ones(40, dtype=np.float16)
+INTS = [0, 1, 16, -16, -1, 17, 2**31 - 1, 2**31, -(2**31), -(2**31) - 1, 2**40, 2**63, True,
+        np.int32(16), np.int64(1)]
+CONSTS = [1, 16, 0, -5, 2**40, 2.5, True, None, "s", tl.constexpr(8), (1, 2), tl.float16]
+
+
+def cases():
+    cuda = [FakeCudaTensor(1 << 20), FakeCudaTensor((1 << 20) + 4, dtype=np.float16),
+            FakeCudaTensor(2 << 20, device=1), NotCuda(3 << 20)]
+    pointers = [A, A[1:], B, A[::2]] + cuda
+    out = []
+    for i, n in enumerate(INTS):
+        out.append((A, B, n, INTS[-i], INTS[(i * 7) % len(INTS)], 1.5, 3, CONSTS[i % len(CONSTS)]))
+    for x in pointers:
+        for y in pointers:
+            out.append((x, y, 32, 1, 16, 0.25, -7, 4))
+    out += [(A, None, 8, 8, 8, 2.0, 1, 1), (A, A, 8, 8, 8, np.float32(2), 5, 1),
+            (A, B, 8, 8, 8, 7, 2**62, 1)]
+    return out
+
+
+def outcome(fn, bound):
+    try:
+        key, runtime, dev, shared = fn(bound, False)
+    except Exception as e:  # the same error, word for word
+        return ("error", type(e).__name__, str(e))
+    rt = [("CONSTEXPR",) if v is sp.CONSTEXPR else (type(v).__name__, v) for v in runtime]
+    return key, rt, dev, shared
+
+
+@pytest.mark.parametrize("bound", cases(), ids=lambda b: "")
+def test_cpp_specializer_matches_python(bound, monkeypatch):
+    monkeypatch.setattr(sp, "_TORCH_CUDA_TYPES", {FakeCudaTensor, NotCuda})
+    many_kernel._fast_spec = None  # made again under the patched type set
+    # Name the fake dtypes once (the first sighting goes through Python, which fills the cache).
+    for d in (np.float32, np.float16):
+        sp.canonical_dtype(np.dtype(d))
+    fast = outcome(many_kernel._specialize, bound)
+    ref = outcome(many_kernel._specialize_py, bound)
+    assert fast == ref
+    if not isinstance(bound[0], np.ndarray) and fast[0] != "error":
+        assert type(fast[1][0][1]) is sp.DeviceBuffer  # the C++ path built it
+
+
+def test_cpp_specializer_decides_common_arguments_itself(monkeypatch):
+    """Ints, floats and CUDA tensors never reach the Python callback; numpy arrays do."""
+    monkeypatch.setattr(sp, "_TORCH_CUDA_TYPES", {FakeCudaTensor})
+    many_kernel._fast_spec = None
+    sp.canonical_dtype(np.dtype(np.float32))
+    asked = []
+    real = many_kernel._spec_one
+    monkeypatch.setattr(many_kernel, "_spec_one", lambda i, v, w: asked.append(i) or real(i, v, w))
+    many_kernel._fast_spec = None
+    x, y = FakeCudaTensor(1 << 20), FakeCudaTensor(2 << 20)
+    many_kernel._specialize((x, y, 32, 7, 16, 0.5, 3, 8), False)
+    assert asked == [6]  # only the annotated `m: tl.int64`
+    many_kernel._specialize((A, B, 32, 7, 16, 0.5, 3, 8), False)
+    assert asked == [6, 0, 1, 6]
