@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <stdexcept>
+#include <string>
 
 namespace tt::py_runtime {
 namespace {
@@ -153,14 +154,17 @@ PyObject *LaunchSpecializer::specialize(PyObject *bound, bool warmup) const {
     return nullptr;
   PyObject *dev = Py_None; // borrowed: the first DeviceBuffer (owned by `runtime`)
   bool host = false, check = false, shared = false;
-  std::vector<unsigned long long> seen; // allocations seen (HostBuffer.lo, DeviceBuffer.ptr)
+  // Allocations seen (HostBuffer.lo, DeviceBuffer.ptr; borrowed from `runtime`), compared as
+  // Python compares the members of its set.
+  std::vector<PyObject *> seen;
   auto markSeen = [&](PyObject *addr) {
-    unsigned long long a = PyLong_AsUnsignedLongLong(addr);
-    if (PyErr_Occurred())
-      return false;
-    for (unsigned long long s : seen)
-      shared = shared || s == a;
-    seen.push_back(a);
+    for (PyObject *s : seen) {
+      int eq = PyObject_RichCompareBool(s, addr, Py_EQ);
+      if (eq < 0)
+        return false;
+      shared = shared || eq;
+    }
+    seen.push_back(addr);
     return true;
   };
   for (Py_ssize_t i = 0; i < n; ++i) {
