@@ -179,6 +179,7 @@ class JITFunction(KernelInterface):
         self._param_names = frozenset(self.arg_names)
         self.cache: Dict[Any, Any] = {}  # in-memory: key -> (CompiledKernel, global checks)
         self._options_cache: Dict[Any, cpu.CPUOptions] = {}
+        self._options_by_call: Dict[Any, cpu.CPUOptions] = {}  # _options' front cache
         # GPU PTX path: (id(stock Triton's kernel), id(options)) -> (it, our kernel that
         # stands for it)
         self._by_stock: Dict[tuple, tuple] = {}
@@ -261,7 +262,23 @@ class JITFunction(KernelInterface):
 
     # --- launch ----------------------------------------------------------------------------
 
-    def _options(self, opt_kw: dict) -> cpu.CPUOptions:
+    def _options(self, opt_kw: dict, env: tuple) -> cpu.CPUOptions:
+        """The launch's options; `env` is knobs.code_env_fingerprint(), which covers every knob
+        _parse_options reads, so a repeated launch costs one dict lookup here."""
+        try:
+            key = (tuple(opt_kw.items()) if opt_kw else (), env, self.debug, self.enable_tile)
+            opts = self._options_by_call.get(key)
+        except TypeError:  # an unhashable option value: parse it every time
+            key = opts = None
+        if opts is None:
+            opts = self._parse_options(opt_kw)
+            if key is not None:
+                self._options_by_call[key] = opts
+        return opts
+
+    def _parse_options(self, opt_kw: dict) -> cpu.CPUOptions:
+        """Options from the launch keywords, the decorator's flags and the knobs; one object per
+        distinct set (keyword order aside): JITFunction.run keys caches by it."""
         debug = opt_kw.get("debug")
         debug = bool(debug if debug is not None else self.debug) or knobs.debug
         tile = opt_kw.get("enable_tile")
@@ -373,7 +390,8 @@ class JITFunction(KernelInterface):
             bound = self._binder(*args, **param_kw)
         else:
             bound = self._binder(*args)
-        options = self._options(opt_kw)
+        env = knobs.code_env_fingerprint()
+        options = self._options(opt_kw, env)
         stock = None
         ptx_gpu = _PTX_GPU[0] if _PTX_GPU else _import_ptx_gpu()
         twin = None if warmup or options.enable_tile else ptx_gpu.current_twin(self)
@@ -402,7 +420,7 @@ class JITFunction(KernelInterface):
             device = ("cuda", buf.device)
         else:
             device = ("aot", knobs.target) if warmup and knobs.target else None
-        key = (self.cache_key, spec_key, options, knobs.code_env_fingerprint(), device)
+        key = (self.cache_key, spec_key, options, env, device)
         entry = self.cache.get(key)
         if entry is None:
             entry = self._compile(key, bound, spec_key, options, device)
