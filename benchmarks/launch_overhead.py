@@ -5,9 +5,10 @@ Triton's own launcher, on a GPU.
     TRITON_TILE_TARGET=sm_90 python benchmarks/launch_overhead.py --aot     # compile only
 
 A 1-block vector add (n = 1024) is launched many times in a loop after warm-up; the host time
-per launch (perf_counter around the loop, before synchronizing) is what binding,
-specialization, cache lookup and the driver call cost. The GPU time of the kernel itself is a
-few microseconds, so the queue never fills and the host time is the launch path's.
+per launch (perf_counter around the loop, before synchronizing; the paths interleaved, best of
+five rounds) is what binding, specialization, cache lookup and the driver call cost. The GPU
+time of the kernel itself is a few microseconds, so the queue never fills and the host time is
+the launch path's.
 """
 
 import argparse
@@ -23,19 +24,24 @@ from gpu_bench import example  # noqa: E402  (puts the checkout on sys.path)
 N = 1024
 
 
-def per_launch_us(fn, launches: int) -> float:
+def per_launch_us(runs: dict, launches: int, rounds: int = 5) -> dict:
+    """Best microseconds per launch of each function over `rounds` rounds, the functions
+    interleaved within each round: the host's speed drifts between seconds (run 20 saw stock
+    Triton at 18.3 and 12.5 us a few seconds apart), and a drift must not favour one path."""
     import torch
 
-    for _ in range(200):
-        fn()
-    torch.cuda.synchronize()
-    best = float("inf")
-    for _ in range(5):  # the best of five loops: the launch path, not scheduler noise
-        t0 = time.perf_counter()
-        for _ in range(launches):
+    for fn in runs.values():
+        for _ in range(200):
             fn()
-        best = min(best, (time.perf_counter() - t0) / launches * 1e6)
-        torch.cuda.synchronize()
+    torch.cuda.synchronize()
+    best = {name: float("inf") for name in runs}
+    for _ in range(rounds):
+        for name, fn in runs.items():
+            t0 = time.perf_counter()
+            for _ in range(launches):
+                fn()
+            best[name] = min(best[name], (time.perf_counter() - t0) / launches * 1e6)
+            torch.cuda.synchronize()
     return best
 
 
@@ -70,10 +76,10 @@ def main(argv=None) -> int:
     k = add[(1,)](x, y, out, N, BLOCK_SIZE=1024, enable_tile=True)
     torch.cuda.synchronize()
     assert torch.equal(out, x + y), "wrong result"
-    print(f"host launch overhead per cached launch, best of 5 loops of {args.launches} "
-          f"(Tile run took path={k.metadata.path}):")
-    for name, fn in runs.items():
-        print(f"  {per_launch_us(fn, args.launches):7.2f} us  {name}", flush=True)
+    print(f"host launch overhead per cached launch, best of 5 interleaved loops of "
+          f"{args.launches} (Tile run took path={k.metadata.path}):")
+    for name, us in per_launch_us(runs, args.launches).items():
+        print(f"  {us:7.2f} us  {name}", flush=True)
     return 0
 
 
