@@ -8,15 +8,33 @@
 namespace tt::py_runtime {
 namespace {
 
-// A borrowed-to-owned helper for the attributes read once at construction.
+// A new reference to obj.name, for the attributes read once at construction.
 PyObject *attrOrThrow(PyObject *obj, const char *name) {
   PyObject *v = PyObject_GetAttrString(obj, name);
-  if (!v)
+  if (!v) {
+    PyErr_Clear();
     throw std::runtime_error(std::string("launch specializer: missing ") + name);
+  }
   return v;
 }
 
-PyObject *intern(const char *s) { return PyUnicode_InternFromString(s); }
+PyObject *intern(const char *s) {
+  PyObject *v = PyUnicode_InternFromString(s);
+  if (!v) {
+    PyErr_Clear();
+    throw std::runtime_error("launch specializer: out of memory");
+  }
+  return v;
+}
+
+bool truthOrThrow(PyObject *v) {
+  int t = PyObject_IsTrue(v);
+  if (t < 0) {
+    PyErr_Clear();
+    throw std::runtime_error("launch specializer: a plan flag has no truth value");
+  }
+  return t == 1;
+}
 
 // Python's `v % 16 == 0` for an int that fits int64 (C++'s % agrees on zero remainders).
 bool divisible16(long long v) { return v % 16 == 0; }
@@ -39,46 +57,59 @@ struct Ref {
 
 LaunchSpecializer::LaunchSpecializer(PyObject *plan, PyObject *callback, PyObject *state) {
   Py_ssize_t n = PyTuple_Size(plan);
-  if (n < 0)
+  if (n < 0) {
+    PyErr_Clear();
     throw std::runtime_error("launch specializer: the plan must be a tuple");
-  for (Py_ssize_t i = 0; i < n; ++i) {
-    PyObject *p = PyTuple_GetItem(plan, i);
-    if (!p || !PyTuple_Check(p) || PyTuple_Size(p) < 4)
-      throw std::runtime_error("launch specializer: each plan entry is a 4-tuple");
-    params_.push_back({PyObject_IsTrue(PyTuple_GET_ITEM(p, 0)) == 1,
-                       PyObject_IsTrue(PyTuple_GET_ITEM(p, 1)) == 1,
-                       PyObject_IsTrue(PyTuple_GET_ITEM(p, 2)) == 1,
-                       PyObject_IsTrue(PyTuple_GET_ITEM(p, 3)) == 1});
   }
-  Py_INCREF(callback);
-  callback_ = callback;
-  // state: the specialize module. The torch type set and the dtype-name cache are looked up
-  // on it at every call (tests replace them); the marker and buffer classes are fixed.
-  Py_INCREF(state);
-  state_ = state;
-  constexprMark_ = attrOrThrow(state, "CONSTEXPR");
-  deviceBufferType_ = attrOrThrow(state, "DeviceBuffer");
-  hostBufferType_ = attrOrThrow(state, "HostBuffer");
-  sTorchTypes_ = intern("_TORCH_CUDA_TYPES");
-  sDtypeNames_ = intern("_DTYPE_NAMES");
-  sConstexpr_ = intern("constexpr");
-  sInt_ = intern("int");
-  sI32_ = intern("i32");
-  sFp32_ = intern("fp32");
-  sD_ = intern("D");
-  sTorch_ = intern("torch");
-  sIsCuda_ = intern("is_cuda");
-  sDtype_ = intern("dtype");
-  sDataPtr_ = intern("data_ptr");
-  sGetDevice_ = intern("get_device");
-  pointerNames_ = PyDict_New();
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject *p = PyTuple_GET_ITEM(plan, i);
+    if (!PyTuple_Check(p) || PyTuple_Size(p) < 4)
+      throw std::runtime_error("launch specializer: each plan entry is a 4-tuple");
+    params_.push_back({truthOrThrow(PyTuple_GET_ITEM(p, 0)), truthOrThrow(PyTuple_GET_ITEM(p, 1)),
+                       truthOrThrow(PyTuple_GET_ITEM(p, 2)), truthOrThrow(PyTuple_GET_ITEM(p, 3))});
+  }
+  try {
+    Py_INCREF(callback);
+    callback_ = callback;
+    // state: the specialize module. The torch type set and the dtype-name cache are looked up
+    // on it at every call (tests replace them); the marker and buffer classes are fixed.
+    Py_INCREF(state);
+    state_ = state;
+    constexprMark_ = attrOrThrow(state, "CONSTEXPR");
+    deviceBufferType_ = attrOrThrow(state, "DeviceBuffer");
+    hostBufferType_ = attrOrThrow(state, "HostBuffer");
+    sTorchTypes_ = intern("_TORCH_CUDA_TYPES");
+    sDtypeNames_ = intern("_DTYPE_NAMES");
+    sConstexpr_ = intern("constexpr");
+    sInt_ = intern("int");
+    sI32_ = intern("i32");
+    sFp32_ = intern("fp32");
+    sD_ = intern("D");
+    sTorch_ = intern("torch");
+    sIsCuda_ = intern("is_cuda");
+    sDtype_ = intern("dtype");
+    sDataPtr_ = intern("data_ptr");
+    sGetDevice_ = intern("get_device");
+    pointerNames_ = PyDict_New();
+    if (!pointerNames_) {
+      PyErr_Clear();
+      throw std::runtime_error("launch specializer: out of memory");
+    }
+  } catch (...) {
+    release();
+    throw;
+  }
 }
 
-LaunchSpecializer::~LaunchSpecializer() {
-  for (PyObject *o : {callback_, state_, constexprMark_, deviceBufferType_, hostBufferType_,
-                      sTorchTypes_, sDtypeNames_, sConstexpr_, sInt_, sI32_, sFp32_, sD_, sTorch_,
-                      sIsCuda_, sDtype_, sDataPtr_, sGetDevice_, pointerNames_})
-    Py_XDECREF(o);
+LaunchSpecializer::~LaunchSpecializer() { release(); }
+
+void LaunchSpecializer::release() {
+  for (PyObject **o : {&callback_, &state_, &constexprMark_, &deviceBufferType_, &hostBufferType_,
+                       &sTorchTypes_, &sDtypeNames_, &sConstexpr_, &sInt_, &sI32_, &sFp32_, &sD_,
+                       &sTorch_, &sIsCuda_, &sDtype_, &sDataPtr_, &sGetDevice_, &pointerNames_}) {
+    Py_XDECREF(*o);
+    *o = nullptr;
+  }
 }
 
 // ("*" + name) for a dtype name, cached.
@@ -92,52 +123,68 @@ PyObject *LaunchSpecializer::pointerName(PyObject *name) const {
   return s.p; // borrowed from the dict from here on
 }
 
-// The key and runtime of one CUDA tensor on the fast path, or false (key/runtime untouched)
-// when the rules of the header do not cover it. Returns false with an error set on failure.
-bool LaunchSpecializer::cudaTensor(PyObject *v, const Param &p, PyObject **key,
-                                   PyObject **rt) const {
+// The key and runtime of one CUDA tensor (the third rule of the header). An error raised by
+// the tensor's own attributes propagates, as it does from specialize_arg; where Python's rules
+// would go on to other cases (an unnamed dtype, an odd data_ptr) the callback decides.
+LaunchSpecializer::Fast LaunchSpecializer::cudaTensor(PyObject *v, const Param &p, PyObject **key,
+                                                      PyObject **rt) const {
   Ref types(PyObject_GetAttr(state_, sTorchTypes_));
-  if (!types.p || !PySet_Check(types.p) ||
-      PySet_Contains(types.p, reinterpret_cast<PyObject *>(Py_TYPE(v))) != 1)
-    return false;
+  if (!types.p)
+    return Fast::Error;
+  if (!PySet_Check(types.p))
+    return Fast::Python;
+  int known = PySet_Contains(types.p, reinterpret_cast<PyObject *>(Py_TYPE(v)));
+  if (known <= 0)
+    return known < 0 ? Fast::Error : Fast::Python;
   Ref isCuda(PyObject_GetAttr(v, sIsCuda_));
-  if (!isCuda.p || isCuda.p != Py_True)
-    return false;
+  int cuda = isCuda.p ? PyObject_IsTrue(isCuda.p) : -1;
+  if (cuda <= 0)
+    return cuda < 0 ? Fast::Error : Fast::Python;
   Ref dtype(PyObject_GetAttr(v, sDtype_));
   Ref names(PyObject_GetAttr(state_, sDtypeNames_));
-  if (!dtype.p || !names.p || !PyDict_Check(names.p))
-    return false;
+  if (!dtype.p || !names.p)
+    return Fast::Error;
+  if (!PyDict_Check(names.p))
+    return Fast::Python;
   PyObject *name = PyDict_GetItemWithError(names.p, dtype.p); // borrowed
-  if (!name || !PyUnicode_Check(name))
-    return false;
+  if (!name) {
+    PyErr_Clear(); // canonical_dtype catches an unhashable dtype too
+    return Fast::Python;
+  }
+  if (!PyUnicode_Check(name))
+    return Fast::Python; // a dtype Triton has no name for
   PyObject *ptrName = pointerName(name);
   if (!ptrName)
-    return false;
+    return Fast::Error;
   Ref ptr(PyObject_CallMethodNoArgs(v, sDataPtr_));
-  Ref device(PyObject_CallMethodNoArgs(v, sGetDevice_));
-  if (!ptr.p || !device.p || !PyLong_Check(ptr.p))
-    return false;
+  if (!ptr.p)
+    return Fast::Error;
+  if (!PyLong_Check(ptr.p))
+    return Fast::Python;
   unsigned long long address = PyLong_AsUnsignedLongLong(ptr.p);
-  if (PyErr_Occurred())
-    return false;
+  if (PyErr_Occurred()) {
+    PyErr_Clear(); // negative or wider than 64 bits: Python's arithmetic takes it
+    return Fast::Python;
+  }
   bool aligned = p.specialize && p.align && address % 16 == 0;
+  Ref device(PyObject_CallMethodNoArgs(v, sGetDevice_));
+  if (!device.p)
+    return Fast::Error;
   Ref fields(PyTuple_Pack(3, ptr.p, device.p, sTorch_));
-  if (!fields.p)
-    return false;
-  Ref args(PyTuple_Pack(1, fields.p));
+  Ref args(fields.p ? PyTuple_Pack(1, fields.p) : nullptr);
   if (!args.p)
-    return false;
+    return Fast::Error;
   // tuple.__new__(DeviceBuffer, fields): what the namedtuple's own __new__ does, without
   // running it as Python code.
   Ref buffer(
       PyTuple_Type.tp_new(reinterpret_cast<PyTypeObject *>(deviceBufferType_), args.p, nullptr));
   if (!buffer.p)
-    return false;
+    return Fast::Error;
   *key = PyTuple_Pack(2, ptrName, aligned ? sD_ : Py_None);
   if (!*key)
-    return false;
+    return Fast::Error;
   *rt = buffer.release();
-  return true;
+  return Fast::Done;
 }
 
 PyObject *LaunchSpecializer::specialize(PyObject *bound, bool warmup) const {
@@ -196,9 +243,8 @@ PyObject *LaunchSpecializer::specialize(PyObject *bound, bool warmup) const {
         return nullptr;
       rt = v;
       Py_INCREF(rt);
-    } else if (!p.annotated && !p.isConstexpr && !cudaTensor(v, p, &key, &rt)) {
-      if (PyErr_Occurred())
-        PyErr_Clear(); // an odd tensor: the Python rules decide, and raise, as they would
+    } else if (!p.annotated && !p.isConstexpr && cudaTensor(v, p, &key, &rt) == Fast::Error) {
+      return nullptr;
     }
     if (!key) { // not a common type: the Python rules of this parameter
       Ref out(PyObject_CallFunction(callback_, "nOO", i, v, warmup ? Py_True : Py_False));

@@ -14,9 +14,10 @@
 //    DeviceBuffer(data_ptr(), get_device(), "torch").
 // Every other argument (numpy arrays, constexpr objects, descriptors, tuples, annotated
 // parameters, other ints) goes to the Python callback of its parameter, callback(i, v, warmup)
-// -> (key, runtime), which also raises the errors that name the kernel and the argument; so
-// the two paths cannot disagree on anything but speed. The sets and dicts are the Python
-// module's own objects, read at each call (a type or dtype seen later is picked up).
+// -> (key, runtime), which also raises the errors that name the kernel and the argument. An
+// error raised by a tensor's own attributes propagates as it would from Python. The type set
+// and the dtype-name cache are the Python module's own objects, read at each call (a type or
+// dtype seen later is picked up; tests replace them).
 #pragma once
 
 #include <Python.h>
@@ -44,15 +45,20 @@ private:
   struct Param {
     bool isConstexpr, specialize, align, annotated;
   };
+  enum class Fast { Done, Python, Error }; // decided here, by the callback, or raised
   PyObject *pointerName(PyObject *name) const;
-  bool cudaTensor(PyObject *v, const Param &p, PyObject **key, PyObject **rt) const;
+  Fast cudaTensor(PyObject *v, const Param &p, PyObject **key, PyObject **rt) const;
+  void release();
 
   std::vector<Param> params_;
-  PyObject *callback_, *state_;
-  PyObject *constexprMark_, *deviceBufferType_, *hostBufferType_;
-  PyObject *sTorchTypes_, *sDtypeNames_, *sConstexpr_, *sInt_, *sI32_, *sFp32_, *sD_, *sTorch_,
-      *sIsCuda_, *sDtype_, *sDataPtr_, *sGetDevice_;
-  PyObject *pointerNames_; // dict: dtype name -> "*" + name
+  PyObject *callback_ = nullptr, *state_ = nullptr;
+  PyObject *constexprMark_ = nullptr, *deviceBufferType_ = nullptr, *hostBufferType_ = nullptr;
+  PyObject *sTorchTypes_ = nullptr, *sDtypeNames_ = nullptr, *sConstexpr_ = nullptr,
+           *sInt_ = nullptr, *sI32_ = nullptr, *sFp32_ = nullptr, *sD_ = nullptr,
+           *sTorch_ = nullptr, *sIsCuda_ = nullptr, *sDtype_ = nullptr, *sDataPtr_ = nullptr,
+           *sGetDevice_ = nullptr;
+  // dict: dtype name -> "*" + name; filled by the const specialize() (a cache, under the GIL)
+  PyObject *pointerNames_ = nullptr;
 };
 
 } // namespace tt::py_runtime

@@ -307,7 +307,11 @@ def fake_twin(monkeypatch, jit_fn):
     would (no stock Triton here)."""
     g = jit_fn.fn.__globals__
     copied = tuple((n, g[n]) for n in sorted(ptx_gpu._names(jit_fn.fn.__code__)) if n in g)
-    monkeypatch.setitem(ptx_gpu._TWINS, id(jit_fn), (jit_fn, jit_fn.src, object(), copied))
+    callees = tuple(v for _, v in copied if isinstance(v, type(jit_fn)))
+    monkeypatch.setitem(ptx_gpu._TWINS, id(jit_fn),
+                        (jit_fn, jit_fn.src, object(), copied, (), callees))
+    for callee in callees:
+        fake_twin(monkeypatch, callee)
 
 
 def test_ptx_path_launches_hand_straight_to_stock_triton(monkeypatch, gpu_machine):
@@ -403,6 +407,64 @@ def test_ptx_fast_launch_still_checks_globals_and_devices(monkeypatch, gpu_machi
                                         "device 0"):
         scale_kernel[(1,)](x, FakeTorchCuda(3 << 20, device=1), 100, BLOCK=128)
     assert len(launches) == n
+
+
+_FACTOR = _FACTOR_BEFORE = tl.constexpr(3)
+
+
+@triton.jit
+def _times_factor(x):
+    return x * _FACTOR
+
+
+@triton.jit
+def scale_by_callee_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, _times_factor(tl.load(x_ptr + offs, mask=offs < n)), mask=offs < n)
+
+
+def test_ptx_fast_launch_checks_the_globals_of_called_functions(monkeypatch, gpu_machine):
+    """A global read only by a called @jit function is rebound: the caller's twin is stale too,
+    so the launch takes our path, which raises before anything launches."""
+    from triton_tile.runtime import specialize as sp
+
+    monkeypatch.setenv("ENABLE_TILE", "0")
+    monkeypatch.setattr(sp, "_TORCH_CUDA_TYPES", {FakeTorchCuda})
+    stock, launches = object(), []
+    monkeypatch.setattr(ptx_gpu, "launch_twin", lambda *a: launches.append(a[1]) or stock)
+    fake_twin(monkeypatch, scale_by_callee_kernel)
+    x, out = FakeTorchCuda(1 << 20), FakeTorchCuda(2 << 20)
+    scale_by_callee_kernel.cache.clear()
+    k = scale_by_callee_kernel[(1,)](x, out, 100, BLOCK=128)
+    assert scale_by_callee_kernel[(1,)](x, out, 100, BLOCK=128) is k and len(launches) == 2
+    monkeypatch.setitem(globals(), "_FACTOR", tl.constexpr(4))
+    with pytest.raises(RuntimeError, match="Global variable _FACTOR has changed"):
+        scale_by_callee_kernel[(1,)](x, out, 100, BLOCK=128)
+    assert len(launches) == 2
+
+
+def test_jit_function_is_freed_after_launches():
+    """The launch specializer holds its function weakly: a launched kernel defined in a scope
+    is garbage once the scope drops it."""
+    import gc
+    import weakref
+
+    def make():
+        @triton.jit
+        def local_kernel(x_ptr, n, BLOCK: tl.constexpr):
+            offs = tl.arange(0, BLOCK)
+            tl.store(x_ptr + offs, offs, mask=offs < n)
+
+        return local_kernel
+
+    k = make()
+    a = np.zeros(8, np.int32)
+    k[(1,)](a, 8, BLOCK=8)
+    assert a.tolist() == list(range(8)) and k._fast_spec is not None
+    ref = weakref.ref(k)
+    del k
+    gc.collect()
+    assert ref() is None
 
 
 def test_tile_ir_is_the_same_every_compile(monkeypatch, cache_dir, gpu_machine):

@@ -68,7 +68,6 @@ def outcome(fn, bound):
 @pytest.mark.parametrize("bound", cases(), ids=lambda b: "")
 def test_cpp_specializer_matches_python(bound, monkeypatch):
     monkeypatch.setattr(sp, "_TORCH_CUDA_TYPES", {FakeCudaTensor, NotCuda})
-    many_kernel._fast_spec = None  # made again under the patched type set
     # Name the fake dtypes once (the first sighting goes through Python, which fills the cache).
     for d in (np.float32, np.float16):
         sp.canonical_dtype(np.dtype(d))
@@ -82,14 +81,49 @@ def test_cpp_specializer_matches_python(bound, monkeypatch):
 def test_cpp_specializer_decides_common_arguments_itself(monkeypatch):
     """Ints, floats and CUDA tensors never reach the Python callback; numpy arrays do."""
     monkeypatch.setattr(sp, "_TORCH_CUDA_TYPES", {FakeCudaTensor})
-    many_kernel._fast_spec = None
     sp.canonical_dtype(np.dtype(np.float32))
     asked = []
     real = many_kernel._spec_one
     monkeypatch.setattr(many_kernel, "_spec_one", lambda i, v, w: asked.append(i) or real(i, v, w))
-    many_kernel._fast_spec = None
     x, y = FakeCudaTensor(1 << 20), FakeCudaTensor(2 << 20)
     many_kernel._specialize((x, y, 32, 7, 16, 0.5, 3, 8), False)
     assert asked == [6]  # only the annotated `m: tl.int64`
     many_kernel._specialize((A, B, 32, 7, 16, 0.5, 3, 8), False)
     assert asked == [6, 0, 1, 6]
+
+
+def test_a_dtype_seen_first_goes_through_python_then_not(monkeypatch):
+    monkeypatch.setattr(sp, "_TORCH_CUDA_TYPES", {FakeCudaTensor})
+    monkeypatch.setattr(sp, "_DTYPE_NAMES", {})  # nothing named yet
+    asked = []
+    real = many_kernel._spec_one
+    monkeypatch.setattr(many_kernel, "_spec_one", lambda i, v, w: asked.append(i) or real(i, v, w))
+    x = FakeCudaTensor(1 << 20, dtype=np.int16)
+    bound = (x, x, 32, 7, 16, 0.5, 3, 8)
+    first = many_kernel._specialize(bound, False)
+    # x named by Python at argument 0 (the cache fills), then decided in C++ at argument 1
+    assert asked == [0, 6]
+    assert first[0][0] == ("*i16", "D") and first[3] is True  # the same allocation twice
+    assert many_kernel._specialize(bound, False)[0] == first[0] and asked == [0, 6, 6]
+
+
+class RaisesOnce(FakeCudaTensor):
+    calls = 0
+
+    @property
+    def is_cuda(self):
+        RaisesOnce.calls += 1
+        if RaisesOnce.calls == 1:
+            raise KeyboardInterrupt("from is_cuda")
+        return True
+
+
+def test_errors_of_tensor_attributes_propagate(monkeypatch):
+    """An exception raised by the tensor itself is the caller's, as in Python's rules: not
+    swallowed and retried."""
+    monkeypatch.setattr(sp, "_TORCH_CUDA_TYPES", {RaisesOnce})
+    sp.canonical_dtype(np.dtype(np.float32))
+    x = RaisesOnce(1 << 20)
+    with pytest.raises(KeyboardInterrupt, match="from is_cuda"):
+        many_kernel._specialize((x, x, 32, 7, 16, 0.5, 3, 8), False)
+    assert RaisesOnce.calls == 1

@@ -23,7 +23,9 @@ INSTALL_HINT = ("the PTX path on a GPU runs kernels through stock Triton: pip in
 # Launch options only triton_tile knows; stock Triton would reject them.
 _OURS_ONLY = frozenset({"enable_tile", "occupancy"})
 
-_TWINS: Dict[int, tuple] = {}  # id(our JITFunction) -> (ours, its cache_key, stock twin)
+# id(our JITFunction) -> (ours, its source, stock twin, (global name, value) pairs copied,
+# closure cell values, the jit functions among those): what _current checks on every launch.
+_TWINS: Dict[int, tuple] = {}
 _LOCK = threading.RLock()
 
 
@@ -71,16 +73,39 @@ def to_stock(v: Any) -> Any:
     return v
 
 
-def _current(hit, jit_fn) -> bool:
-    """Whether a twin still stands for `jit_fn`: same source, and every global it copied
-    still the same object (the twin reads copies: a global rebound since would be stale)."""
+def _current(hit, jit_fn, seen=None) -> bool:
+    """Whether a twin still stands for `jit_fn`: same source, every global and closure cell it
+    copied still the same object (the twin reads copies: a value rebound since would be stale),
+    and the same of every jit function it calls."""
     if hit is None or hit[0] is not jit_fn or hit[1] != jit_fn.src:
         return False
-    g = jit_fn.fn.__globals__
-    return all(g.get(name, _MISSING) is value for name, value in hit[3])
+    fn = jit_fn.fn
+    g = fn.__globals__
+    if not all(g.get(name, _MISSING) is value for name, value in hit[3]):
+        return False
+    if hit[4] and not all(a is b for a, b in zip(_cell_values(fn), hit[4])):
+        return False
+    for callee in hit[5]:
+        if seen is None:
+            seen = {id(jit_fn)}
+        if id(callee) not in seen:
+            seen.add(id(callee))
+            if not _current(_TWINS.get(id(callee)), callee, seen):
+                return False
+    return True
 
 
 _MISSING = object()
+
+
+def _cell_values(fn) -> tuple:
+    out = []
+    for cell in fn.__closure__ or ():
+        try:
+            out.append(cell.cell_contents)
+        except ValueError:  # an empty cell
+            out.append(_MISSING)
+    return tuple(out)
 
 
 def current_twin(jit_fn):
@@ -118,7 +143,11 @@ def twin_of(jit_fn):
             twin._unsafe_update_src(jit_fn.src)
         copied = tuple((name, fn.__globals__[name]) for name in sorted(_names(code))
                        if name in fn.__globals__)
-        _TWINS[id(jit_fn)] = (jit_fn, jit_fn.src, twin, copied)
+        cell_values = _cell_values(fn)
+        callees = tuple(v for v in (*(v for _, v in copied), *cell_values)
+                        if type(v).__name__ == "JITFunction"
+                        and type(v).__module__.startswith("triton_tile"))
+        _TWINS[id(jit_fn)] = (jit_fn, jit_fn.src, twin, copied, cell_values, callees)
         for name, value in copied:
             scope[name] = to_stock(value)
         if cells:

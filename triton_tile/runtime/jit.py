@@ -14,6 +14,7 @@ import inspect
 import re
 import textwrap
 import threading
+import weakref
 from typing import Any, Callable, Dict, List
 
 import numpy as np
@@ -272,7 +273,9 @@ class JITFunction(KernelInterface):
             key = opts = None
         if opts is None:
             opts = self._parse_options(opt_kw)
-            if key is not None:
+            # Kept only if the environment did not change while the knobs were parsed (another
+            # thread may set variables): else these options would answer for the old one.
+            if key is not None and knobs.code_env_fingerprint() == env:
                 self._options_by_call[key] = opts
         return opts
 
@@ -302,8 +305,12 @@ class JITFunction(KernelInterface):
         whether two pointer arguments may share an allocation)."""
         fast = self._fast_spec
         if fast is None:
+            # The callback holds the function weakly: the C++ object is invisible to the
+            # garbage collector, so a strong reference back would keep every kernel alive.
+            me = weakref.ref(self)
             fast = self._fast_spec = cpu.core().LaunchSpecializer(
-                tuple(plan[:4] for plan in self._spec_plan), self._spec_one, sp)
+                tuple(plan[:4] for plan in self._spec_plan),
+                lambda i, v, warmup: me()._spec_one(i, v, warmup), sp)
         spec_key, runtime, dev, shared, check = fast(bound, warmup)
         if check:
             dev = sp.launch_device(self.arg_names, runtime, self.__name__)  # raises on mixed
