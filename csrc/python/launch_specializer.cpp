@@ -78,6 +78,7 @@ LaunchSpecializer::LaunchSpecializer(PyObject *plan, PyObject *callback, PyObjec
     constexprMark_ = attrOrThrow(state, "CONSTEXPR");
     deviceBufferType_ = attrOrThrow(state, "DeviceBuffer");
     hostBufferType_ = attrOrThrow(state, "HostBuffer");
+    elemBytes_ = attrOrThrow(state, "_ELEM_BYTES");
     sTorchTypes_ = intern("_TORCH_CUDA_TYPES");
     sDtypeNames_ = intern("_DTYPE_NAMES");
     sConstexpr_ = intern("constexpr");
@@ -90,6 +91,7 @@ LaunchSpecializer::LaunchSpecializer(PyObject *plan, PyObject *callback, PyObjec
     sDtype_ = intern("dtype");
     sDataPtr_ = intern("data_ptr");
     sGetDevice_ = intern("get_device");
+    sStorageOffset_ = intern("storage_offset");
     pointerNames_ = PyDict_New();
     if (!pointerNames_) {
       PyErr_Clear();
@@ -104,9 +106,11 @@ LaunchSpecializer::LaunchSpecializer(PyObject *plan, PyObject *callback, PyObjec
 LaunchSpecializer::~LaunchSpecializer() { release(); }
 
 void LaunchSpecializer::release() {
-  for (PyObject **o : {&callback_, &state_, &constexprMark_, &deviceBufferType_, &hostBufferType_,
-                       &sTorchTypes_, &sDtypeNames_, &sConstexpr_, &sInt_, &sI32_, &sFp32_, &sD_,
-                       &sTorch_, &sIsCuda_, &sDtype_, &sDataPtr_, &sGetDevice_, &pointerNames_}) {
+  for (PyObject **o : {&callback_,       &state_,        &constexprMark_, &deviceBufferType_,
+                       &hostBufferType_, &sTorchTypes_,  &sDtypeNames_,   &sConstexpr_,
+                       &sInt_,           &sI32_,         &sFp32_,         &sD_,
+                       &sTorch_,         &sIsCuda_,      &sDtype_,        &sDataPtr_,
+                       &sGetDevice_,     &pointerNames_, &elemBytes_,     &sStorageOffset_}) {
     Py_XDECREF(*o);
     *o = nullptr;
   }
@@ -170,7 +174,21 @@ LaunchSpecializer::Fast LaunchSpecializer::cudaTensor(PyObject *v, const Param &
   Ref device(PyObject_CallMethodNoArgs(v, sGetDevice_));
   if (!device.p)
     return Fast::Error;
-  Ref fields(PyTuple_Pack(3, ptr.p, device.p, sTorch_));
+  // The storage's first byte: data_ptr - storage_offset * element size (alias_classes).
+  Ref offset(PyObject_CallMethodNoArgs(v, sStorageOffset_));
+  if (!offset.p)
+    return Fast::Error;
+  PyObject *elemBytes = PyDict_GetItemWithError(elemBytes_, name); // borrowed
+  long long off = PyLong_Check(offset.p) ? PyLong_AsLongLong(offset.p) : -1;
+  long long bytes = elemBytes ? PyLong_AsLongLong(elemBytes) : -1;
+  if (PyErr_Occurred() || off < 0 || bytes <= 0 ||
+      static_cast<unsigned long long>(off) > address / static_cast<unsigned long long>(bytes)) {
+    PyErr_Clear(); // an odd offset: Python's arithmetic decides
+    return Fast::Python;
+  }
+  Ref lo(PyLong_FromUnsignedLongLong(address - static_cast<unsigned long long>(off) *
+                                                   static_cast<unsigned long long>(bytes)));
+  Ref fields(lo.p ? PyTuple_Pack(4, ptr.p, device.p, sTorch_, lo.p) : nullptr);
   Ref args(fields.p ? PyTuple_Pack(1, fields.p) : nullptr);
   if (!args.p)
     return Fast::Error;
@@ -276,7 +294,7 @@ PyObject *LaunchSpecializer::specialize(PyObject *bound, bool warmup) const {
       } else {
         dev = rt;
       }
-      if (!markSeen(PyTuple_GET_ITEM(rt, 0)))
+      if (!markSeen(PyTuple_GET_ITEM(rt, 3)))
         return nullptr;
     } else if (cls == reinterpret_cast<PyObject *>(&PyTuple_Type)) {
       check = shared = true;

@@ -11,7 +11,7 @@
 //  - a Python float for a non-constexpr parameter without annotation: ("fp32", None), v;
 //  - a tensor whose type is in the set of tensor types seen holding CUDA memory, is_cuda, and
 //    whose dtype the dtype-name cache already names: ("*<name>", "D" | None) and a
-//    DeviceBuffer(data_ptr(), get_device(), "torch").
+//    DeviceBuffer(data_ptr(), get_device(), "torch", data_ptr() - storage_offset() * size).
 // Every other argument (numpy arrays, constexpr objects, descriptors, tuples, annotated
 // parameters, other ints) goes to the Python callback of its parameter, callback(i, v, warmup)
 // -> (key, runtime), which also raises the errors that name the kernel and the argument. An
@@ -52,11 +52,12 @@ private:
 
   std::vector<Param> params_;
   PyObject *callback_ = nullptr, *state_ = nullptr;
-  PyObject *constexprMark_ = nullptr, *deviceBufferType_ = nullptr, *hostBufferType_ = nullptr;
+  PyObject *constexprMark_ = nullptr, *deviceBufferType_ = nullptr, *hostBufferType_ = nullptr,
+           *elemBytes_ = nullptr; // specialize._ELEM_BYTES: dtype name -> bytes
   PyObject *sTorchTypes_ = nullptr, *sDtypeNames_ = nullptr, *sConstexpr_ = nullptr,
            *sInt_ = nullptr, *sI32_ = nullptr, *sFp32_ = nullptr, *sD_ = nullptr,
            *sTorch_ = nullptr, *sIsCuda_ = nullptr, *sDtype_ = nullptr, *sDataPtr_ = nullptr,
-           *sGetDevice_ = nullptr;
+           *sGetDevice_ = nullptr, *sStorageOffset_ = nullptr;
   // dict: dtype name -> "*" + name; filled by the const specialize() (a cache, under the GIL)
   PyObject *pointerNames_ = nullptr;
 };

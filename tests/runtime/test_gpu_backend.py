@@ -301,6 +301,9 @@ class FakeTorchCuda:
     def get_device(self):
         return self.device
 
+    def storage_offset(self):
+        return 0
+
 
 def fake_twin(monkeypatch, jit_fn):
     """Registers a stand-in stock twin of `jit_fn`, holding the globals it reads as twin_of

@@ -20,14 +20,17 @@ class FakeCudaTensor:
 
     is_cuda = True
 
-    def __init__(self, ptr, device=0, dtype=np.float32):
-        self.ptr, self.device, self.dtype = ptr, device, np.dtype(dtype)
+    def __init__(self, ptr, device=0, dtype=np.float32, offset=0):
+        self.ptr, self.device, self.dtype, self.offset = ptr, device, np.dtype(dtype), offset
 
     def data_ptr(self):
         return self.ptr
 
     def get_device(self):
         return self.device
+
+    def storage_offset(self):  # in elements, as torch counts it
+        return self.offset
 
 
 class NotCuda(FakeCudaTensor):
@@ -43,6 +46,7 @@ CONSTS = [1, 16, 0, -5, 2**40, 2.5, True, None, "s", tl.constexpr(8), (1, 2), tl
 
 def cases():
     cuda = [FakeCudaTensor(1 << 20), FakeCudaTensor((1 << 20) + 4, dtype=np.float16),
+            FakeCudaTensor((1 << 20) + 64, offset=16), FakeCudaTensor((1 << 20) + 8, offset=4),
             FakeCudaTensor(2 << 20, device=1), NotCuda(3 << 20)]
     pointers = [A, A[1:], B, A[::2]] + cuda
     out = []
@@ -127,3 +131,17 @@ def test_errors_of_tensor_attributes_propagate(monkeypatch):
     with pytest.raises(KeyboardInterrupt, match="from is_cuda"):
         many_kernel._specialize((x, x, 32, 7, 16, 0.5, 3, 8), False)
     assert RaisesOnce.calls == 1
+
+
+def test_views_of_one_cuda_storage_share_an_alias_class(monkeypatch):
+    """x and a view 16 elements into its storage: one allocation, so the Tile path orders their
+    accesses as one buffer's; a tensor of another storage stays apart."""
+    monkeypatch.setattr(sp, "_TORCH_CUDA_TYPES", {FakeCudaTensor})
+    sp.canonical_dtype(np.dtype(np.float32))
+    x, view = FakeCudaTensor(1 << 20), FakeCudaTensor((1 << 20) + 64, offset=16)
+    other = FakeCudaTensor(2 << 20)
+    for spec in (many_kernel._specialize, many_kernel._specialize_py):
+        _, runtime, _, shared = spec((x, view, 32, 7, 16, 0.5, 3, 8), False)
+        assert shared and [b.lo for b in runtime[:2]] == [1 << 20, 1 << 20]
+        assert sp.alias_classes(runtime) == ((0, 1),)
+        assert not spec((x, other, 32, 7, 16, 0.5, 3, 8), False)[3]

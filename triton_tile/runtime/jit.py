@@ -355,8 +355,8 @@ class JITFunction(KernelInterface):
             elif cls is sp.DeviceBuffer:
                 check = check or (dev is not None and rt.device != dev.device)
                 dev = dev or rt
-                shared = shared or rt.ptr in seen
-                seen.add(rt.ptr)
+                shared = shared or rt.lo in seen
+                seen.add(rt.lo)
             elif cls is tuple:
                 check = shared = True
         if check or (host and dev is not None):

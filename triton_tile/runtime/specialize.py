@@ -78,13 +78,16 @@ class HostBuffer(NamedTuple):
 
 
 class DeviceBuffer(NamedTuple):
-    """A pointer argument in CUDA memory: the device address, the device index and who owns
-    the memory ("torch", "cupy" or "cai"); the launch's stream follows the owner (torch's or
-    cupy's current stream)."""
+    """A pointer argument in CUDA memory: the device address, the device index, who owns the
+    memory ("torch", "cupy" or "cai"; the launch's stream follows the owner, torch's or cupy's
+    current stream) and the first byte of the allocation it lies in (a torch tensor's storage;
+    `ptr` where the array does not say): two views of one storage are one buffer to the Tile
+    path's memory ordering (alias_classes)."""
 
     ptr: int
     device: int
     owner: str
+    lo: int
 
 
 class ArgError(Exception):
@@ -146,7 +149,9 @@ def array_dtype_and_buffer(x, warmup: bool) -> Tuple[Any, Optional[HostBuffer]]:
         dev = x.device
         if dev.type == "cuda":
             _TORCH_CUDA_TYPES.add(type(x))
-            return x.dtype, DeviceBuffer(x.data_ptr(), dev.index or 0, "torch")
+            ptr = x.data_ptr()
+            return x.dtype, DeviceBuffer(ptr, dev.index or 0, "torch",
+                                         ptr - x.storage_offset() * x.element_size())
         if dev.type != "cpu":
             raise ArgError(ValueError, f"is a tensor on device '{dev}'; kernels take host "
                                        "(CPU) or CUDA memory")
@@ -182,7 +187,8 @@ def _cuda_array(x) -> Tuple[Any, DeviceBuffer]:
                                   "cannot name") from None
     device = getattr(getattr(x, "device", None), "id", 0)
     owner = "cupy" if type(x).__module__.startswith("cupy") else "cai"
-    return dtype, DeviceBuffer(int(cai["data"][0] or 0), int(device), owner)
+    ptr = int(cai["data"][0] or 0)
+    return dtype, DeviceBuffer(ptr, int(device), owner, ptr)
 
 
 def _torch_from_dlpack(x):
@@ -249,7 +255,8 @@ def specialize_arg(value, specialize: bool, align: bool, annotation: str, warmup
         if name is not None:
             ptr = value.data_ptr()
             return ("*" + name, "D" if specialize and align and ptr % 16 == 0 else None,
-                    DeviceBuffer(ptr, value.get_device(), "torch"))
+                    DeviceBuffer(ptr, value.get_device(), "torch",
+                                 ptr - value.storage_offset() * _ELEM_BYTES[name]))
     if value is None:
         return "constexpr", None, CONSTEXPR
     if _is_constexpr_obj(value):
@@ -438,7 +445,7 @@ def alias_classes(values) -> tuple:
         if isinstance(v, HostBuffer):
             groups.setdefault(("host", v.lo), []).append(i)
         elif isinstance(v, DeviceBuffer):
-            groups.setdefault(("cuda", v.device, v.ptr), []).append(i)
+            groups.setdefault(("cuda", v.device, v.lo), []).append(i)
     return tuple(tuple(g) for g in groups.values() if len(g) > 1)
 
 
