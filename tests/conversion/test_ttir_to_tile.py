@@ -226,6 +226,64 @@ def test_unsupported_op_is_reported_with_location():
                               "math.erf on f64 (Tile IR has no erf; ours is an f32 polynomial)")]
 
 
+def _cmp_case(op, ty, ety):
+    """A one-op kernel: `op` on two loaded tiles of `ty`, the i1 result stored."""
+    return kernel(f"""
+    %0 = tt.make_range {{end = 16 : i32, start = 0 : i32}} : tensor<16xi32>
+    %1 = tt.splat %arg0 : !tt.ptr<{ety}> -> tensor<16x!tt.ptr<{ety}>>
+    %2 = tt.addptr %1, %0 : tensor<16x!tt.ptr<{ety}>>, tensor<16xi32>
+    %3 = tt.load %2 : tensor<16x!tt.ptr<{ety}>>
+    %4 = tt.splat %arg1 : !tt.ptr<{ety}> -> tensor<16x!tt.ptr<{ety}>>
+    %5 = tt.addptr %4, %0 : tensor<16x!tt.ptr<{ety}>>, tensor<16xi32>
+    %6 = tt.load %5 : tensor<16x!tt.ptr<{ety}>>
+    %7 = {op}, %3, %6 : {ty}
+    %8 = tt.splat %arg2 : !tt.ptr<i1> -> tensor<16x!tt.ptr<i1>>
+    %9 = tt.addptr %8, %0 : tensor<16x!tt.ptr<i1>>, tensor<16xi32>
+    tt.store %9, %7 : tensor<16x!tt.ptr<i1>>""",
+                  args=f"%arg0: !tt.ptr<{ety}>, %arg1: !tt.ptr<{ety}>, %arg2: !tt.ptr<i1>")
+
+
+@pytest.mark.parametrize("pred, want", [
+    # ord: both self-compares equal (ordered), and-ed; uno: either unequal (unordered), or-ed
+    ("ord", ["cmpf equal ordered", "andi"]),
+    ("uno", ["cmpf not_equal unordered", "ori"]),
+    # false/true ignore their operands: constants (dead code elimination takes the loads)
+    ("false", ["constant <i1: false>"]),
+    ("true", ["constant <i1: true>"]),
+    ("ueq", ["cmpf equal unordered"]),
+    ("one", ["cmpf not_equal ordered"]),
+])
+def test_cmpf_predicates_without_a_tile_ir_form(pred, want):
+    r, out = convert(_cmp_case(f"arith.cmpf {pred}", "tensor<16xf64>", "f64"), "k")
+    assert r.unsupported == []
+    for w in want:
+        assert re.search(w, out), (w, out)
+    cmps = len(re.findall(r"cmpf ", out))
+    assert cmps == {"ord": 2, "uno": 2, "false": 0, "true": 0}.get(pred, 1), out
+    if pred in ("ord", "uno"):  # each operand compared with itself
+        for m in re.finditer(r"cmpf \w+ \w+ (%[0-9#]+), (%[0-9#]+)", out):
+            assert m.group(1) == m.group(2), out
+
+
+def test_pointer_compare_compares_i64_addresses_unsigned():
+    body = """
+    %0 = tt.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32>
+    %1 = tt.splat %arg0 : !tt.ptr<f32> -> tensor<16x!tt.ptr<f32>>
+    %2 = tt.addptr %1, %0 : tensor<16x!tt.ptr<f32>>, tensor<16xi32>
+    %3 = tt.splat %arg1 : !tt.ptr<f32> -> tensor<16x!tt.ptr<f32>>
+    %4 = arith.cmpi ult, %2, %3 : tensor<16x!tt.ptr<f32>>
+    %5 = arith.cmpi eq, %arg0, %arg1 : !tt.ptr<f32>
+    %6 = tt.splat %5 : i1 -> tensor<16xi1>
+    %7 = arith.andi %4, %6 : tensor<16xi1>
+    %8 = arith.uitofp %7 : tensor<16xi1> to tensor<16xf32>
+    tt.store %2, %8 : tensor<16x!tt.ptr<f32>>"""
+    r, out = convert(kernel(body), "k")
+    assert r.unsupported == []
+    assert out.count("ptr_to_int") == 4, out  # both operands of both compares
+    assert re.search(r"cmpi less_than %\S+, %\S+, unsigned : tile<16xi64>", out), out
+    assert re.search(r"cmpi equal %\S+, %\S+, signed : tile<i64>", out), out
+
+
 def test_tokens_order_accesses_to_one_buffer_only():
     body = """
     %0 = tt.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32>

@@ -6,6 +6,8 @@ rules, reference/triton_frontend.md §1.7); the values against float64 / exact-i
 references.
 """
 
+import warnings
+
 import numpy as np
 import pytest
 from tt_utils import (
@@ -373,6 +375,102 @@ def test_compare_python_scalar(dx, c, rng):
     z = poisoned((6, N), "bool")
     _compare_kernel[_grid()](x, x, z, N, MODE="const", C=c, BLOCK=BLOCK)
     assert_equal(z, _ref_compare(x, np.full(N, c), promote_with_scalar(dx, c)))
+
+
+# Every arith.cmpf predicate (MLIR's numbering). The language writes six of them; the others
+# (false, ord, uno, true and the unordered ones but une) reach the compiler from TTIR, so the
+# kernel below is written with `==` and its TTIR gets the predicate under test.
+CMPF_PREDICATES = {
+    "false": lambda x, y, uno: np.zeros_like(uno), "oeq": lambda x, y, uno: x == y,
+    "ogt": lambda x, y, uno: x > y, "oge": lambda x, y, uno: x >= y,
+    "olt": lambda x, y, uno: x < y, "ole": lambda x, y, uno: x <= y,
+    "one": lambda x, y, uno: (x != y) & ~uno, "ord": lambda x, y, uno: ~uno,
+    "ueq": lambda x, y, uno: (x == y) | uno, "ugt": lambda x, y, uno: (x > y) | uno,
+    "uge": lambda x, y, uno: (x >= y) | uno, "ult": lambda x, y, uno: (x < y) | uno,
+    "ule": lambda x, y, uno: (x <= y) | uno, "une": lambda x, y, uno: x != y,
+    "uno": lambda x, y, uno: uno, "true": lambda x, y, uno: np.ones_like(uno),
+}
+
+
+@triton.jit
+def _cmpf_kernel(X, Y, Z, W, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(X + offs, mask=mask)
+    y = tl.load(Y + offs, mask=mask)
+    tl.store(Z + offs, x == y, mask=mask)  # the tile compare the test swaps
+    tl.store(W + pid, tl.load(X + pid) == tl.load(Y + pid))  # and the scalar one
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("pred", list(CMPF_PREDICATES))
+def test_cmpf_every_predicate(pred, dtype, path, rng, tmp_path):
+    """Tiles and scalars, NaN and infinities on either side and on both, equal pairs and
+    0 == -0; on the Tile path without a fallback (false/true are constants, ord/uno
+    self-compares)."""
+    n = 333
+    x, y = numpy_random(n, dtype, rng), numpy_random(n, dtype, rng)
+    y[::5] = x[::5]
+    x[1::7], y[2::9] = np.nan, np.nan
+    x[3::11], y[3::11] = np.nan, np.nan
+    x[4::13], y[5::17], x[6::19], y[6::19] = np.inf, -np.inf, -np.inf, -np.inf
+    x[8::23], y[8::23] = 0.0, -0.0
+    grid = (cdiv(n, BLOCK),)
+    z, w = poisoned(n, "bool"), poisoned(grid[0], "bool")
+    ttir = _cmpf_kernel[grid](x, y, z, w, n, BLOCK=BLOCK).asm["ttir"]
+    assert ttir.count("arith.cmpf oeq") == 2
+    (tmp_path / "cmpf.ttir").write_text(ttir.replace("arith.cmpf oeq", f"arith.cmpf {pred}"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", triton.TileFallbackWarning)
+        k = triton.compile(str(tmp_path / "cmpf.ttir"))
+    assert k.metadata.path == path, k.metadata.fallback_reason
+    z, w = poisoned(n, "bool"), poisoned(grid[0], "bool")
+    k[grid](x, y, z, w, n)
+    ref = CMPF_PREDICATES[pred](x, y, np.isnan(x) | np.isnan(y))
+    assert_equal(z, ref, err_msg=pred)
+    assert_equal(w, ref[: grid[0]], err_msg=f"{pred} (scalars)")
+
+
+@triton.jit
+def _ptr_compare_kernel(X, Y, A, B, Z, W, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    p = X + tl.load(A + offs, mask=mask, other=0)
+    q = X + tl.load(B + offs, mask=mask, other=0)
+    bits = ((p == q).to(tl.int32) | ((p != q).to(tl.int32) << 1) | ((p < q).to(tl.int32) << 2)
+            | ((p <= q).to(tl.int32) << 3) | ((p > q).to(tl.int32) << 4)
+            | ((p >= q).to(tl.int32) << 5))
+    tl.store(Z + offs, bits, mask=mask)
+    tl.store(W + 0, (X < Y).to(tl.int32) | ((X == Y).to(tl.int32) << 1)
+             | ((X >= Y).to(tl.int32) << 2))
+
+
+def test_pointer_compare(path, rng):
+    """Pointers compare as unsigned 64-bit addresses: offsets that push an address past 2^63
+    (never dereferenced) order above the others, where a signed compare would put them below;
+    tiles with a mask, and scalar pointer arguments."""
+    n = 333
+    x, y = np.zeros(4, np.float32), np.zeros(4, np.float32)
+    a = rng.integers(-1000, 1000, n, dtype=np.int64)
+    b = rng.integers(-1000, 1000, n, dtype=np.int64)
+    b[::4] = a[::4]
+    a[1::6] += 1 << 61  # 4 * 2^61 bytes = 2^63: the address's top bit flips
+    b[2::5] += 1 << 61
+    z, w = poisoned(n, "int32"), poisoned(1, "int32")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", triton.TileFallbackWarning)
+        k = _ptr_compare_kernel[(cdiv(n, BLOCK),)](x, y, a, b, z, w, n, BLOCK=BLOCK)
+    assert k.metadata.path == path, k.metadata.fallback_reason
+    base = np.uint64(x.ctypes.data)
+    p = base + a.astype(np.uint64) * np.uint64(4)  # wraps modulo 2^64 as addresses do
+    q = base + b.astype(np.uint64) * np.uint64(4)
+    assert ((p >= 1 << 63) != (q >= 1 << 63)).any()  # the sign bit matters somewhere
+    ref = sum(r.astype(np.int32) << i
+              for i, r in enumerate([p == q, p != q, p < q, p <= q, p > q, p >= q]))
+    assert_equal(z, ref)
+    xa, ya = x.ctypes.data, y.ctypes.data
+    assert_equal(w, [int(xa < ya) | int(xa == ya) << 1 | int(xa >= ya) << 2])
 
 
 # ---------------------------------------------------------------------------------------------

@@ -13,8 +13,10 @@
 //   - TILEIR_ENABLE_APPROX/FTZ set approx rounding and flush_to_zero on f32 ops;
 //   - cache/eviction modifiers and isVolatile are ignored (Tile IR has none); hints
 //     (llvm.intr.assume) are dropped; gpu.barrier becomes a token fence (tokens.cpp).
+//   - cmpf ord/uno become two self-compares (x == x is false for NaN only) joined by and/or;
+//     false/true are i1 constants; pointer compares (cmpi) compare the i64 addresses.
 // Known limits: see unsupported() calls: fp8 atomics, 16-bit float atomic max/min, 16-bit CAS,
-// tt.histogram and tt.gather over 2^20 compares, math.erf on f64, cmpf ord/uno.
+// tt.histogram and tt.gather over 2^20 compares, math.erf on f64.
 #include <cmath>
 #include <cstdlib>
 
@@ -208,25 +210,41 @@ void Converter::cmpi(const Operation &o) {
   static const int pred[] = {tile::kEq, tile::kNe, tile::kLt, tile::kLe, tile::kGt,
                              tile::kGe, tile::kLt, tile::kLe, tile::kGt, tile::kGe};
   int64_t p = o.intAttr("predicate");
-  if (o.operand(0)->type.element().isPtr())
-    throw Unsupported{"pointer comparison"};
   bool isSigned = p >= 2 && p <= 5;
-  elementwise(o, "cmpi",
-              {{"comparison_predicate", i32Attr(pred[p])},
-               {"signedness", i32Attr(isSigned || p < 2 ? tile::kSigned : tile::kUnsigned)}});
+  Attrs attrs = {{"comparison_predicate", i32Attr(pred[p])},
+                 {"signedness", i32Attr(isSigned || p < 2 ? tile::kSigned : tile::kUnsigned)}};
+  if (!o.operand(0)->type.element().isPtr())
+    return elementwise(o, "cmpi", std::move(attrs));
+  // Tile IR's cmpi takes integers only: pointers compare as their i64 addresses (the frontend
+  // asks for unsigned order; eq/ne do not care).
+  std::vector<Value *> addr;
+  for (Value *v : get(o.operands))
+    addr.push_back(make1("ptr_to_int", {v}, v->type.withElement(i64())));
+  bind(o, make1("cmpi", addr, o.result(0)->type, std::move(attrs)));
 }
 
 void Converter::cmpf(const Operation &o) {
-  // MLIR predicate -> (Tile IR predicate, ordered?)
+  // MLIR predicate -> (Tile IR predicate, ordered?): 1-6 are ordered, 8-13 unordered.
   int64_t p = o.intAttr("predicate");
   static const int pred[] = {-1,        tile::kEq, tile::kGt, tile::kGe, tile::kLt, tile::kLe,
                              tile::kNe, -1,        tile::kEq, tile::kGt, tile::kGe, tile::kLt,
                              tile::kLe, tile::kNe, -1,        -1};
-  if (p < 0 || p > 15 || pred[p] < 0)
-    throw Unsupported{"cmpf predicate has no Tile IR form"};
-  elementwise(o, "cmpf",
-              {{"comparison_predicate", i32Attr(pred[p])},
-               {"comparison_ordering", i32Attr(p >= 1 && p <= 6 ? 1 : 0)}});
+  if (p < 0 || p > 15)
+    throw Unsupported{"cmpf predicate " + std::to_string(p)};
+  Type t = o.result(0)->type;
+  if (p == 0 || p == 15) // false, true: whatever the operands are
+    return bind(o, constInt(p == 15, t));
+  auto one = [&](int tp, bool ordered, Value *a, Value *b) {
+    return make1(
+        "cmpf", {a, b}, t,
+        {{"comparison_predicate", i32Attr(tp)}, {"comparison_ordering", i32Attr(ordered)}});
+  };
+  Value *x = get(o.operand(0)), *y = get(o.operand(1));
+  if (p == 7) // ord: neither is NaN (x oeq x holds for every non-NaN x, infinities too)
+    return bind(o, make1("andi", {one(tile::kEq, true, x, x), one(tile::kEq, true, y, y)}, t));
+  if (p == 14) // uno: either is NaN (x une x holds for NaN only)
+    return bind(o, make1("ori", {one(tile::kNe, false, x, x), one(tile::kNe, false, y, y)}, t));
+  bind(o, one(pred[p], p <= 6, x, y));
 }
 
 void Converter::makeRange(const Operation &o) {
