@@ -213,21 +213,22 @@ def test_loops_and_while():
 
 def test_unsupported_op_is_reported_with_location():
     body = """
-    %0 = tt.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32>
-    %1 = arith.sitofp %0 : tensor<16xi32> to tensor<16xf64>
-    %2 = math.erf %1 : tensor<16xf64>
-    %3 = tt.splat %arg0 : !tt.ptr<f32> -> tensor<16x!tt.ptr<f32>>
-    %4 = tt.addptr %3, %0 : tensor<16x!tt.ptr<f32>>, tensor<16xi32>
-    %5 = arith.truncf %2 : tensor<16xf64> to tensor<16xf32>
-    tt.store %4, %5 : tensor<16x!tt.ptr<f32>>"""
+    %0 = tt.make_range {end = 2048 : i32, start = 0 : i32} : tensor<2048xi32>
+    %1 = tt.histogram %0 : tensor<2048xi32> -> tensor<1024xi32>
+    %2 = tt.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
+    %3 = arith.sitofp %1 : tensor<1024xi32> to tensor<1024xf32>
+    %4 = tt.splat %arg0 : !tt.ptr<f32> -> tensor<1024x!tt.ptr<f32>>
+    %5 = tt.addptr %4, %2 : tensor<1024x!tt.ptr<f32>>, tensor<1024xi32>
+    tt.store %5, %3 : tensor<1024x!tt.ptr<f32>>"""
     r, out = convert(kernel(body), "k")
     assert out is None
-    assert r.unsupported == [("math.erf", "case.ttir:6:5",
-                              "math.erf on f64 (Tile IR has no erf; ours is an f32 polynomial)")]
+    assert r.unsupported == [("tt.histogram", "case.ttir:5:5",
+                              "tt.histogram of 2048 values into 1024 bins (over 2^20 compares)")]
 
 
-def _cmp_case(op, ty, ety):
-    """A one-op kernel: `op` on two loaded tiles of `ty`, the i1 result stored."""
+def _one_op_case(op, ety, out_ety):
+    """A one-op kernel: tiles %3 and %6 loaded through %arg0 and %arg1, `%7 = op` on them
+    stored through %arg2."""
     return kernel(f"""
     %0 = tt.make_range {{end = 16 : i32, start = 0 : i32}} : tensor<16xi32>
     %1 = tt.splat %arg0 : !tt.ptr<{ety}> -> tensor<16x!tt.ptr<{ety}>>
@@ -236,11 +237,11 @@ def _cmp_case(op, ty, ety):
     %4 = tt.splat %arg1 : !tt.ptr<{ety}> -> tensor<16x!tt.ptr<{ety}>>
     %5 = tt.addptr %4, %0 : tensor<16x!tt.ptr<{ety}>>, tensor<16xi32>
     %6 = tt.load %5 : tensor<16x!tt.ptr<{ety}>>
-    %7 = {op}, %3, %6 : {ty}
-    %8 = tt.splat %arg2 : !tt.ptr<i1> -> tensor<16x!tt.ptr<i1>>
-    %9 = tt.addptr %8, %0 : tensor<16x!tt.ptr<i1>>, tensor<16xi32>
-    tt.store %9, %7 : tensor<16x!tt.ptr<i1>>""",
-                  args=f"%arg0: !tt.ptr<{ety}>, %arg1: !tt.ptr<{ety}>, %arg2: !tt.ptr<i1>")
+    %7 = {op}
+    %8 = tt.splat %arg2 : !tt.ptr<{out_ety}> -> tensor<16x!tt.ptr<{out_ety}>>
+    %9 = tt.addptr %8, %0 : tensor<16x!tt.ptr<{out_ety}>>, tensor<16xi32>
+    tt.store %9, %7 : tensor<16x!tt.ptr<{out_ety}>>""",
+                  args=f"%arg0: !tt.ptr<{ety}>, %arg1: !tt.ptr<{ety}>, %arg2: !tt.ptr<{out_ety}>")
 
 
 @pytest.mark.parametrize("pred, want", [
@@ -254,7 +255,7 @@ def _cmp_case(op, ty, ety):
     ("one", ["cmpf not_equal ordered"]),
 ])
 def test_cmpf_predicates_without_a_tile_ir_form(pred, want):
-    r, out = convert(_cmp_case(f"arith.cmpf {pred}", "tensor<16xf64>", "f64"), "k")
+    r, out = convert(_one_op_case(f"arith.cmpf {pred}, %3, %6 : tensor<16xf64>", "f64", "i1"), "k")
     assert r.unsupported == []
     for w in want:
         assert re.search(w, out), (w, out)
@@ -282,6 +283,20 @@ def test_pointer_compare_compares_i64_addresses_unsigned():
     assert out.count("ptr_to_int") == 4, out  # both operands of both compares
     assert re.search(r"cmpi less_than %\S+, %\S+, unsigned : tile<16xi64>", out), out
     assert re.search(r"cmpi equal %\S+, %\S+, signed : tile<i64>", out), out
+
+
+def test_erf_f64_is_fdlibm_rational_approximations():
+    r, out = convert(_one_op_case("math.erf %3 : tensor<16xf64>", "f64", "f64"), "k")
+    assert r.unsupported == []
+    # the pieces' edges (0.84375, 1.25, 1/0.35, 6) and a coefficient of each fit
+    for c in ("8.437500e-01", "1.250000e+00", "2.85714285714285721e+00", "6.000000e+00",
+              "-3.96022827877536812e-06", "1.19844998467991074e-02",
+              "-6.04244152148580987e-02", "-2.24409524465858183e+01"):
+        assert f"constant <f64: {c}>" in out, (c, out)
+    # erfc's tail: two exps, z = |x| with its low 32 bits cleared; four ratios, 1/x^2, r/|x|
+    assert out.count(" exp %") == 2 and out.count("divf") == 6
+    assert "constant <i64: -4294967296>" in out and out.count("bitcast") == 2
+    assert out.count("select") == 5 and "f32" not in out and "flush_to_zero" not in out
 
 
 def test_tokens_order_accesses_to_one_buffer_only():

@@ -2,6 +2,7 @@
 clamp, maximum/minimum and NaN handling (reference/triton_frontend.md §2.8, §2.6)."""
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -100,7 +101,7 @@ def test_math_fn(fn, dtype, rng):
 def test_erf_edges_and_branches(path, rng):
     """erf over its pieces (Tile IR has none: the Tile path evaluates polynomials, |x| < 1,
     1 <= |x| < 4, and 1 beyond) and its special values: within 3 ulp of float64's erf (f32;
-    Triton's erf takes f32 and f64 only, and f64 falls back)."""
+    Triton's erf takes f32 and f64 only; test_erf_f64_whole_line covers f64)."""
     dtype = "float32"
     special = [0.0, -0.0, 1e-30, -1e-30, 0.999, 1.0, -1.0, 3.999, 4.0, -4.0, 9.0, 1e30,
                float("inf"), -float("inf"), float("nan")]
@@ -117,6 +118,43 @@ def test_erf_edges_and_branches(path, rng):
     ulp = np.spacing(np.abs(ref).astype(np.float32)).astype(np.float64)
     ok = np.isnan(ref) | (np.abs(z64 - ref) <= 3 * ulp)
     assert ok.all(), (x[~ok], z[~ok], ref[~ok])
+
+
+def _erf64_inputs(rng):
+    """Both signs of: the special values, each edge of the f64 Tile path's pieces (0.84375,
+    1.25, 1/0.35, 6) with its neighbours, denormals and tiny values, and dense draws per piece."""
+    edges = [0.84375, 1.25, 1 / 0.35, 6.0, 2.0**-28, 1.0]
+    near = [np.nextafter(e, d) for e in edges for d in (0.0, np.inf)] + edges
+    special = [0.0, 5e-324, 1e-310, 2.2250738585072014e-308, 1e-300, 1e-20, 1e-8, 27.0, 1e300,
+               np.finfo(np.float64).max, np.inf]
+    dense = np.concatenate([rng.uniform(0, 0.84375, 400), rng.uniform(0.84375, 1.25, 300),
+                            rng.uniform(1.25, 1 / 0.35, 400), rng.uniform(1 / 0.35, 6, 400),
+                            rng.uniform(6, 30, 50), 10.0 ** rng.uniform(-320, 0, 300)])
+    pos = np.concatenate([near, special, dense])
+    return np.concatenate([pos, -pos, [np.nan]])
+
+
+def test_erf_f64_whole_line(path, rng):
+    """f64 erf on the Tile path (fdlibm's rational approximations, evaluated with Tile IR's
+    ops and exp) within 2 ulp of float64's erf over the whole real line; signed zeros,
+    infinities and NaN exact. An odd size with a mask, the output poisoned."""
+    x = _erf64_inputs(rng)
+    n = x.size
+    z = poisoned(n, "float64")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", triton.TileFallbackWarning)
+        k = _math_kernel[_grid(n)](x, z, n, FN="erf", BLOCK=BLOCK)
+    assert k.metadata.path == path, k.metadata.fallback_reason  # no fallback on f64 either
+    ref = _erf(x)
+    assert np.isnan(z[-1]) and not np.isnan(z[:-1]).any()
+    zero = x == 0
+    assert (z[zero] == 0).all() and (np.signbit(z[zero]) == np.signbit(x[zero])).all()
+    far = np.abs(x) >= 6
+    assert (z[far] == np.sign(x[far])).all()
+    fin = ~np.isnan(ref)
+    ulps = np.abs(z[fin] - ref[fin]) / np.spacing(np.abs(ref[fin]))
+    worst = int(np.argmax(ulps))
+    assert ulps.max() <= 2, (x[fin][worst], z[fin][worst], ref[fin][worst], ulps.max())
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])

@@ -133,28 +133,29 @@ def test_debug_option_and_env(monkeypatch):
 
 
 @triton.jit
-def erf_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
-    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    mask = offs < n
-    x = tl.load(x_ptr + offs, mask=mask).to(tl.float64)
-    tl.store(out_ptr + offs, tl.math.erf(x), mask=mask)
+def histogram_kernel(x_ptr, out_ptr, N: tl.constexpr, BINS: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, N))
+    tl.store(out_ptr + tl.arange(0, BINS), tl.histogram(x, BINS))
 
 
 def test_unsupported_op_falls_back_loudly_once_per_kernel(monkeypatch):
-    x, _, out = _data()
-    # Tile IR has no erf (f32's is a polynomial of ours, f64's is not): the warning names the
-    # op, its source line and the path taken.
+    x = np.random.default_rng(0).integers(-8, 1100, 2048).astype(np.int32)
+    out = np.full(1024, -1, np.int32)
+    # Tile IR has no histogram; ours is a one-hot compare, up to 2^20 compares: 2048 values
+    # into 1024 bins fall back. The warning names the op, its source line and the path taken.
     with pytest.warns(triton.TileFallbackWarning,
-                      match=r"erf_kernel.*'math.erf' at .*test_launch.py:\d+:\d+.*PTX-style"):
-        k = erf_kernel[(8,)](x, out, 1000, BLOCK=128, enable_tile=True)
-    assert k.metadata.path == "ptx" and "math.erf" in k.metadata.fallback_reason
-    assert np.isfinite(out).all()
+                      match=r"histogram_kernel.*'tt.histogram' at .*test_launch.py:\d+:\d+"
+                            r".*PTX-style"):
+        k = histogram_kernel[(1,)](x, out, N=2048, BINS=1024, enable_tile=True)
+    assert k.metadata.path == "ptx" and "tt.histogram" in k.metadata.fallback_reason
+    inside = (x >= 0) & (x < 1024)
+    np.testing.assert_array_equal(out, np.bincount(x[inside], minlength=1024))
     with warnings.catch_warnings():
         warnings.simplefilter("error", triton.TileFallbackWarning)
-        erf_kernel[(16,)](x, out, 1000, BLOCK=64, enable_tile=True)  # once per kernel
+        histogram_kernel[(2,)](x, out, N=2048, BINS=1024, enable_tile=True)  # once per kernel
     monkeypatch.setenv("TRITON_TILE_FALLBACK", "error")
     with pytest.raises(RuntimeError, match="TRITON_TILE_FALLBACK=error"):
-        erf_kernel[(8,)](x, out, 1000, BLOCK=32, enable_tile=True)
+        histogram_kernel[(1,)](x, np.zeros(2048, np.int32), N=1024, BINS=2048, enable_tile=True)
 
 
 def test_enable_tile_env_read_at_launch(monkeypatch):

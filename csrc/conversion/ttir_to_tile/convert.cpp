@@ -16,7 +16,7 @@
 //   - cmpf ord/uno become two self-compares (x == x is false for NaN only) joined by and/or;
 //     false/true are i1 constants; pointer compares (cmpi) compare the i64 addresses.
 // Known limits: see unsupported() calls: fp8 atomics, 16-bit float atomic max/min, 16-bit CAS,
-// tt.histogram and tt.gather over 2^20 compares, math.erf on f64.
+// tt.histogram and tt.gather over 2^20 compares.
 #include <cmath>
 #include <cstdlib>
 

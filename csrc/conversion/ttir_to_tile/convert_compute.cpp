@@ -1,6 +1,7 @@
 // convert-ttir-to-tile, compute: tt.dot (mmaf/mmai with the input precisions), tt.reduce and
 // tt.scan with their combiners' identities, and what Tile IR has no op for: math.erf (f32
-// polynomials), tt.histogram and tt.gather (one-hot compares and a reduce).
+// polynomials; f64 fdlibm's rational approximations and exp), tt.histogram and tt.gather
+// (one-hot compares and a reduce).
 
 #include <cmath>
 #include <cstdlib>
@@ -148,6 +149,15 @@ void Converter::reduceLike(const Operation &o, bool scan) {
   bind(o, res);
 }
 
+Value *Converter::polynomial(const double *k, int n, Value *v) {
+  Type t = v->type;
+  Attrs nearest = floatMods(t, true, false);
+  Value *r = constFloat(k[n - 1], t);
+  for (int i = n - 2; i >= 0; --i)
+    r = make1("addf", {make1("mulf", {r, v}, t, nearest), constFloat(k[i], t)}, t, nearest);
+  return r;
+}
+
 void Converter::erf(const Operation &o) {
   static const double kP[] = {1.1283791,   -0.3761232,   0.112801306,
                               -0.02670995, 0.0049160235, -0.0005625396};
@@ -156,26 +166,101 @@ void Converter::erf(const Operation &o) {
                               3.0952046e-06, -6.582858e-08};
   Type f = o.result(0)->type;
   if (!f32(f))
-    throw Unsupported{"math.erf on f64 (Tile IR has no erf; ours is an f32 polynomial)"};
+    return bind(o, erf64(get(o.operand(0))));
   Attrs nearest = floatMods(f, true, false);
   auto op = [&](const char *n, Value *a, Value *b) { return make1(n, {a, b}, f, nearest); };
-  auto horner = [&](const double *k, int n, Value *v) {
-    Value *r = constFloat(k[n - 1], f);
-    for (int i = n - 2; i >= 0; --i)
-      r = op("addf", op("mulf", r, v), constFloat(k[i], f));
-    return r;
-  };
-  auto cmp = [&](int pred, Value *a, double b) {
-    return make1("cmpf", {a, constFloat(b, f)}, f.withElement(Type::integer(1)),
-                 {{"comparison_predicate", i32Attr(pred)}, {"comparison_ordering", i32Attr(1)}});
-  };
   Value *x = get(o.operand(0));
   Value *a = make1("absf", {x}, f);
-  Value *small = op("mulf", x, horner(kP, 6, op("mulf", x, x)));
-  Value *large = op("subf", constFloat(1, f), make1("exp", {horner(kQ, 10, a)}, f));
-  large = make1("select", {cmp(tile::kGe, a, 4), constFloat(1, f), large}, f);
-  large = make1("select", {cmp(tile::kLt, x, 0), make1("negf", {large}, f), large}, f);
-  bind(o, make1("select", {cmp(tile::kLt, a, 1), small, large}, f));
+  Value *small = op("mulf", x, polynomial(kP, 6, op("mulf", x, x)));
+  Value *large = op("subf", constFloat(1, f), make1("exp", {polynomial(kQ, 10, a)}, f));
+  large = make1("select", {cmpfConst(tile::kGe, a, 4), constFloat(1, f), large}, f);
+  large = make1("select", {cmpfConst(tile::kLt, x, 0), make1("negf", {large}, f), large}, f);
+  bind(o, make1("select", {cmpfConst(tile::kLt, a, 1), small, large}, f));
+}
+
+Value *Converter::erf64(Value *x) {
+  // fdlibm's s_erf.c coefficients (Sun Microsystems, 1993), rational approximations:
+  // kPP/kQQ erf on [0, 0.84375]; kPA/kQA erf - erx on [0.84375, 1.25]; kRA/kSA and kRB/kSB
+  // log(x * erfc(x)) + x^2 + 0.5625 on [1.25, 1/0.35] and [1/0.35, 6]. Denominators lead with 1.
+  static const double kPP[] = {1.28379167095512558561e-01, -3.25042107247001499370e-01,
+                               -2.84817495755985104766e-02, -5.77027029648944159157e-03,
+                               -2.37630166566501626084e-05};
+  static const double kQQ[] = {1.0,
+                               3.97917223959155352819e-01,
+                               6.50222499887672944485e-02,
+                               5.08130628187576562776e-03,
+                               1.32494738004321644526e-04,
+                               -3.96022827877536812320e-06};
+  static const double kPA[] = {-2.36211856075265944077e-03, 4.14856118683748331666e-01,
+                               -3.72207876035701323847e-01, 3.18346619901161753674e-01,
+                               -1.10894694282396677476e-01, 3.54783043256182359371e-02,
+                               -2.16637559486879084300e-03};
+  static const double kQA[] = {1.0,
+                               1.06420880400844228286e-01,
+                               5.40397917702171048937e-01,
+                               7.18286544141962662868e-02,
+                               1.26171219808761642112e-01,
+                               1.36370839120290507362e-02,
+                               1.19844998467991074170e-02};
+  static const double kRA[] = {-9.86494403484714822705e-03, -6.93858572707181764372e-01,
+                               -1.05586262253232909814e+01, -6.23753324503260060396e+01,
+                               -1.62396669462573470355e+02, -1.84605092906711035994e+02,
+                               -8.12874355063065934246e+01, -9.81432934416914548592e+00};
+  static const double kSA[] = {1.0,
+                               1.96512716674392571292e+01,
+                               1.37657754143519042600e+02,
+                               4.34565877475229228821e+02,
+                               6.45387271733267880336e+02,
+                               4.29008140027567833386e+02,
+                               1.08635005541779435134e+02,
+                               6.57024977031928170135e+00,
+                               -6.04244152148580987438e-02};
+  static const double kRB[] = {-9.86494292470009928597e-03, -7.99283237680523006574e-01,
+                               -1.77579549177547519889e+01, -1.60636384855821916062e+02,
+                               -6.37566443368389627722e+02, -1.02509513161107724954e+03,
+                               -4.83519191608651397019e+02};
+  static const double kSB[] = {1.0,
+                               3.03380607434824582924e+01,
+                               3.25792512996573918826e+02,
+                               1.53672958608443695994e+03,
+                               3.19985821950859553908e+03,
+                               2.55305040643316442583e+03,
+                               4.74528541206955367215e+02,
+                               -2.24409524465858183362e+01};
+  const double erx = 8.45062911510467529297e-01; // erf(1) rounded to 24 bits
+  Type f = x->type;
+  Attrs nearest = floatMods(f, true, false);
+  auto op = [&](const char *n, Value *l, Value *r) { return make1(n, {l, r}, f, nearest); };
+  auto c = [&](double v) { return constFloat(v, f); };
+  auto ratio = [&](const double *p, int np, const double *q, int nq, Value *v) {
+    return op("divf", polynomial(p, np, v), polynomial(q, nq, v));
+  };
+  auto below = [&](Value *l, double r) { return cmpfConst(tile::kLt, l, r); };
+  Value *a = make1("absf", {x}, f);
+  // |x| < 0.84375: x + x * PP/QQ (odd, so -0 stays -0; for tiny x, x*x underflows harmlessly).
+  Value *small = op("addf", x, op("mulf", x, ratio(kPP, 5, kQQ, 6, op("mulf", x, x))));
+  // 0.84375 <= |x| < 1.25: erx + PA/QA(|x| - 1).
+  Value *mid = op("addf", c(erx), ratio(kPA, 7, kQA, 7, op("subf", a, c(1))));
+  // 1.25 <= |x| < 6: 1 - exp(-z*z - 0.5625) * exp((z - |x|)(z + |x|) + R/S) / |x| with
+  // s = 1/x^2 and z = |x| with its low 32 bits cleared, so z*z is exact and the large part of
+  // the exponent carries no rounding error.
+  Value *s = op("divf", c(1), op("mulf", a, a));
+  Value *rs =
+      make1("select", {below(a, 1 / 0.35), ratio(kRA, 8, kSA, 9, s), ratio(kRB, 7, kSB, 8, s)}, f);
+  Type bits = f.withElement(i64());
+  Value *z = make1(
+      "bitcast",
+      {make1("andi", {make1("bitcast", {a}, bits), constInt(~int64_t(0xffffffff), bits)}, bits)},
+      f);
+  Value *e1 = make1("exp", {op("subf", make1("negf", {op("mulf", z, z)}, f), c(0.5625))}, f);
+  Value *e2 = make1("exp", {op("addf", op("mulf", op("subf", z, a), op("addf", z, a)), rs)}, f);
+  Value *tail = op("subf", c(1), op("divf", op("mulf", e1, e2), a));
+  // Beyond 6, erfc(|x|) < 2e-17 is under half an ulp of 1. NaN fails every ordered compare
+  // and so takes the tail, which keeps it NaN.
+  Value *far = cmpfConst(tile::kGe, a, 6);
+  Value *pos = make1("select", {below(a, 1.25), mid, make1("select", {far, c(1), tail}, f)}, f);
+  Value *signed_ = make1("select", {below(x, 0), make1("negf", {pos}, f), pos}, f);
+  return make1("select", {below(a, 0.84375), small, signed_}, f);
 }
 
 void Converter::histogram(const Operation &o) {

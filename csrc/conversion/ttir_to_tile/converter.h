@@ -72,6 +72,11 @@ private:
     Attribute a = t.isTensor() ? Attribute::denseSplat(v, 0, t) : Attribute::floating(v, t);
     return make1("constant", {}, t, {{"value", a}});
   }
+  // The i1 tile `a <pred> b` (ordered: false where `a` is NaN), `b` a constant of a's type.
+  Value *cmpfConst(int pred, Value *a, double b) {
+    return make1("cmpf", {a, constFloat(b, a->type)}, a->type.withElement(i1()),
+                 {{"comparison_predicate", i32Attr(pred)}, {"comparison_ordering", i32Attr(1)}});
+  }
   // Scalar -> tile of `t`'s shape (Tile IR has no implicit splat).
   Value *splat(Value *s, Type t);
   // `v` reshaped to `unit` (its shape with size-1 dimensions added) and broadcast to `t`.
@@ -179,14 +184,27 @@ private:
 
   void cast(const Operation &o, const char *name, int signedness = -1, int rounding = -1);
 
+  // k[0] + v * (k[1] + v * (... + v * k[n-1])): Horner's scheme, rounding to nearest, no FMA.
+  Value *polynomial(const double *k, int n, Value *v);
+
   // math.erf on f32 (Tile IR has none; Triton's erf takes f32 and f64):
   //   |x| < 1:       x * P(x^2)
   //   1 <= |x| < 4:  sign(x) * (1 - exp(Q(|x|))), Q a fit of log(erfc) on [1, 4]
   //   |x| >= 4:      sign(x) (erfc(4) = 1.5e-8 is under half an ulp of 1); NaN stays NaN.
   // P (degree 5) and Q (degree 9) are least-squares fits in float64 on Chebyshev nodes: in
   // f32 arithmetic without FMA they are at most 2.3 ulp from float64's erf over [-6, 6]
-  // (libdevice's erff: 2 ulp). f64 would need other fits: unsupported (the PTX path runs it).
+  // (libdevice's erff: 2 ulp). f64 takes erf64.
   void erf(const Operation &o);
+
+  // math.erf on f64: fdlibm's s_erf.c scheme, every piece evaluated and the right one selected:
+  //   |x| < 0.84375:         x + x * P(x^2)/Q(x^2)
+  //   0.84375 <= |x| < 1.25: sign(x) * (erx + P(|x|-1)/Q(|x|-1)), erx = erf(1) to 24 bits
+  //   1.25 <= |x| < 6:       sign(x) * (1 - exp(-z^2 - 0.5625) * exp((z-|x|)(z+|x|) + R/S) / |x|)
+  //                          with R/S two fits in 1/x^2 (split at 1/0.35), z = |x| truncated
+  //                          to its high 32 bits (so z^2 is exact)
+  //   |x| >= 6:              sign(x); NaN stays NaN (it takes the third piece).
+  // Within 1 ulp of float64's erf in fdlibm; here without FMA and with Tile IR's f64 exp.
+  Value *erf64(Value *x);
 
   // tt.fp_to_fp. Round toward zero (a downcast's `rtz`): Tile IR's ftof rounds to nearest
   // even, so a result that came out larger in magnitude than the source (widened back
