@@ -299,6 +299,36 @@ def test_erf_f64_is_fdlibm_rational_approximations():
     assert out.count("select") == 5 and "f32" not in out and "flush_to_zero" not in out
 
 
+def test_8_and_16_bit_atomics_are_cas_loops_on_words():
+    body = """
+    %0 = tt.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32>
+    %1 = tt.splat %arg0 : !tt.ptr<i8> -> tensor<16x!tt.ptr<i8>>
+    %2 = tt.addptr %1, %0 : tensor<16x!tt.ptr<i8>>, tensor<16xi32>
+    %3 = tt.load %2 : tensor<16x!tt.ptr<i8>>
+    %4 = tt.atomic_rmw max, acq_rel, gpu, %2, %3 : (tensor<16x!tt.ptr<i8>>, tensor<16xi8>) -> tensor<16xi8>
+    %c1 = arith.constant 1 : i16
+    %c2 = arith.constant 2 : i16
+    %5 = tt.atomic_cas relaxed, gpu, %arg1, %c1, %c2 : (!tt.ptr<i16>, i16, i16) -> i16
+    %6 = arith.extsi %5 : i16 to i32
+    %7 = tt.splat %6 : i32 -> tensor<16xi32>
+    %8 = arith.trunci %7 : tensor<16xi32> to tensor<16xi8>
+    %9 = arith.addi %4, %8 : tensor<16xi8>
+    tt.store %2, %9 : tensor<16x!tt.ptr<i8>>"""
+    r, out = convert(kernel(body, args="%arg0: !tt.ptr<i8>, %arg1: !tt.ptr<i16>, %arg2: i32"), "k")
+    assert r.unsupported == [], r.unsupported
+    assert "atomic_rmw_tko" not in out and out.count("loop iter_values(") == 2
+    # one CAS per loop, on the 32-bit words, with the atomics' own semantics and scope
+    assert out.count("atomic_cas_tko") == 2
+    assert "atomic_cas_tko acq_rel device" in out and "atomic_cas_tko relaxed device" in out
+    assert re.search(r"atomic_cas_tko .*: tile<16xptr<i32>>, tile<16xi32>", out), out
+    assert re.search(r"atomic_cas_tko .*: tile<ptr<i32>>, tile<i32>", out), out
+    # the word address (low 2 bits cleared) and the element's shift
+    assert "constant <i64: -4>" in out and out.count("int_to_ptr") == 2
+    assert re.search(r"maxi %\S+, %\S+ signed : tile<16xi8>", out), out
+    assert re.search(r"select %\S+, %\S+, %\S+ : tile<i1>, tile<i16>", out), out
+    assert out.count("break") == 2 and out.count("continue") >= 2
+
+
 def test_tokens_order_accesses_to_one_buffer_only():
     body = """
     %0 = tt.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32>

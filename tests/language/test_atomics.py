@@ -1,6 +1,9 @@
 """Atomics: add/max/min/and/or/xor/xchg over dtypes, masks, sem/scope, returned old values,
 duplicate addresses within one block, compare-and-swap (incl. a spin lock across programs),
-float min/max with -0.0, and unsupported element types."""
+8/16-bit atomics (compare-and-swap loops on the Tile path), float min/max with -0.0, and
+element types the language refuses."""
+
+import warnings
 
 import numpy as np
 import pytest
@@ -8,7 +11,9 @@ from tt_utils import (
     assert_bits_equal,
     assert_close,
     assert_equal,
+    is_float,
     numpy_random,
+    param_dtypes,
     poisoned,
     to_f64,
 )
@@ -275,20 +280,155 @@ def test_spin_lock_across_programs(rng):
 
 
 @triton.jit
-def _cas_counter_kernel(Z, ITERS: tl.constexpr):
-    # lock-free increment: retry until our CAS wins
+def _cas_counter_kernel(Z, ITERS: tl.constexpr, COUNTERS: tl.constexpr):
+    # lock-free increment of counter pid % COUNTERS: retry until our CAS wins
+    p = Z + tl.program_id(0) % COUNTERS
     for _ in range(ITERS):
         done = 0
         while done == 0:
-            cur = tl.load(Z, volatile=True)
-            prev = tl.atomic_cas(Z, cur, cur + 1)
+            cur = tl.load(p, volatile=True)
+            prev = tl.atomic_cas(p, cur, cur + 1)
             done = (prev == cur).to(tl.int32)
 
 
 def test_cas_retry_loop():
     z = np.zeros(1, np.int32)
-    _cas_counter_kernel[(32,)](z, ITERS=20)
+    _cas_counter_kernel[(32,)](z, ITERS=20, COUNTERS=1)
     assert z[0] == 32 * 20
+
+
+# ---------------------------------------------------------------------------------------------
+# 8/16-bit atomics: the Tile path runs them as compare-and-swap loops on the 32-bit words that
+# hold the elements. Neighbouring elements share a word: every test below has them.
+
+
+def _no_fallback(k, path):
+    assert k.metadata.path == path, k.metadata.fallback_reason
+
+
+@pytest.mark.parametrize("dtype", param_dtypes("int16", "uint16", "float16", "bfloat16"))
+def test_atomic_cas_16_bit_block(dtype, path, rng):
+    """64 lanes, two per word; the compare is bitwise (a NaN matches its own bits)."""
+    z0 = numpy_random(BLOCK, dtype, rng)
+    cmp = numpy_random(BLOCK, dtype, rng)
+    if is_float(dtype):
+        z0[::7] = np.asarray(np.nan).astype(z0.dtype)
+    hit = rng.random(BLOCK) < 0.5
+    cmp[hit] = z0[hit]
+    val = numpy_random(BLOCK, dtype, rng)
+    buf = poisoned(BLOCK + 2, dtype)  # the words around the elements hold poison to keep
+    z = buf[1:-1]
+    z[...] = z0
+    old = poisoned(BLOCK, dtype)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", triton.TileFallbackWarning)
+        _no_fallback(_cas_kernel[(1,)](z, cmp, val, old, BLOCK=BLOCK), path)
+    assert_bits_equal(old, z0)
+    assert_bits_equal(z, np.where(hit, val, z0))
+    assert_bits_equal(buf[[0, -1]], poisoned(2, dtype))
+
+
+def test_atomic_cas_16_bit_counters_share_words(path):
+    """32 programs, four 16-bit counters in two words, CAS retry loops in a loop."""
+    buf = np.full(6, 0x5A5A, np.uint16)
+    z = buf[1:5]
+    z[...] = [0, 1000, 65000, 7]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", triton.TileFallbackWarning)
+        _no_fallback(_cas_counter_kernel[(32,)](z, ITERS=20, COUNTERS=4), path)
+    assert_equal(z, np.array([160, 1160, (65000 + 160) % 65536, 167], np.uint16))
+    assert_equal(buf[[0, 5]], [0x5A5A, 0x5A5A])
+
+
+@pytest.mark.parametrize("dtype", param_dtypes("float16", "bfloat16"))
+def test_atomic_xchg_16_bit_float(dtype, path, rng):
+    """Six programs exchange into the same 64 elements (two per word), masked."""
+    x, z0 = _inputs("xchg", dtype, rng)
+    mask = numpy_random((NPROG, BLOCK), "bool", rng)
+    z = z0.copy()
+    old = poisoned((NPROG, BLOCK), dtype)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", triton.TileFallbackWarning)
+        k = _rmw_kernel[(NPROG,)](x, z, old, mask.astype(np.int8), OP="xchg", SEM=None,
+                                  SCOPE=None, USE_MASK=True, BLOCK=BLOCK)
+    _no_fallback(k, path)
+    for j in range(BLOCK):
+        assert to_f64(z[j]) in to_f64(np.concatenate([[z0[j]], x[mask[:, j], j]]))
+    _check_old_values("xchg", to_f64(z0), to_f64(x), to_f64(old), to_f64(z), mask)
+
+
+# tt.atomic_rmw on i8/i16 (the language allows none, as Triton; TTIR may have them): every
+# program updates the same 64 elements under a mask and adds 1 to a scalar counter after them.
+_NARROW_RMW_TTIR = """
+module {
+  tt.func public @narrow_rmw(%x: !tt.ptr<T>, %z: !tt.ptr<T>, %old: !tt.ptr<T>, %mk: !tt.ptr<i8>) {
+    %pid = tt.get_program_id x : i32
+    %r = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
+    %c64 = arith.constant 64 : i32
+    %base = arith.muli %pid, %c64 : i32
+    %xb = tt.addptr %x, %base : !tt.ptr<T>, i32
+    %xs = tt.splat %xb : !tt.ptr<T> -> tensor<64x!tt.ptr<T>>
+    %xp = tt.addptr %xs, %r : tensor<64x!tt.ptr<T>>, tensor<64xi32>
+    %v = tt.load %xp : tensor<64x!tt.ptr<T>>
+    %mb = tt.addptr %mk, %base : !tt.ptr<i8>, i32
+    %ms = tt.splat %mb : !tt.ptr<i8> -> tensor<64x!tt.ptr<i8>>
+    %mp = tt.addptr %ms, %r : tensor<64x!tt.ptr<i8>>, tensor<64xi32>
+    %m8 = tt.load %mp : tensor<64x!tt.ptr<i8>>
+    %c0 = arith.constant dense<0> : tensor<64xi8>
+    %m = arith.cmpi ne, %m8, %c0 : tensor<64xi8>
+    %zs = tt.splat %z : !tt.ptr<T> -> tensor<64x!tt.ptr<T>>
+    %zp = tt.addptr %zs, %r : tensor<64x!tt.ptr<T>>, tensor<64xi32>
+    %o = tt.atomic_rmw OP, acq_rel, gpu, %zp, %v, %m : (tensor<64x!tt.ptr<T>>, tensor<64xT>, tensor<64xi1>) -> tensor<64xT>
+    %ob = tt.addptr %old, %base : !tt.ptr<T>, i32
+    %os = tt.splat %ob : !tt.ptr<T> -> tensor<64x!tt.ptr<T>>
+    %op = tt.addptr %os, %r : tensor<64x!tt.ptr<T>>, tensor<64xi32>
+    tt.store %op, %o, %m : tensor<64x!tt.ptr<T>>
+    %zc = tt.addptr %z, %c64 : !tt.ptr<T>, i32
+    %one = arith.constant 1 : T
+    %true = arith.constant true
+    %s = tt.atomic_rmw add, relaxed, gpu, %zc, %one, %true : (!tt.ptr<T>, T, i1) -> T
+    tt.return
+  }
+}
+"""  # noqa: E501
+
+# TTIR op -> (the _AFTER/_NP_REDUCE name, whether the numbers are unsigned)
+_NARROW_OPS = {"add": ("add", False), "and": ("and", True), "or": ("or", False),
+               "xor": ("xor", True), "exch": ("xchg", False), "max": ("max", False),
+               "min": ("min", False), "umax": ("max", True), "umin": ("min", True)}
+
+
+@pytest.mark.parametrize("bits", [8, 16])
+@pytest.mark.parametrize("op", list(_NARROW_OPS))
+def test_atomic_rmw_8_and_16_bit(op, bits, path, rng, tmp_path):
+    name, unsigned = _NARROW_OPS[op]
+    dtype = f"{'u' if unsigned else ''}int{bits}"
+    x, z0 = _inputs(name, dtype, rng)
+    z0 = np.concatenate([z0, numpy_random(1, dtype, rng)])  # [64]: the scalar counter
+    mask = numpy_random((NPROG, BLOCK), "bool", rng)
+    buf = poisoned(BLOCK + 3, dtype)  # one element before: z starts off its word's start
+    z = buf[1:-1]
+    z[...] = z0
+    old = poisoned((NPROG, BLOCK), dtype)
+    src = tmp_path / "narrow_rmw.ttir"
+    src.write_text(_NARROW_RMW_TTIR.replace("OP", op).replace("T", f"i{bits}"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", triton.TileFallbackWarning)
+        k = triton.compile(str(src))
+    _no_fallback(k, path)
+    k[(NPROG,)](x, z, old, mask.astype(np.int8))
+    with np.errstate(over="ignore"):
+        assert_equal(z[BLOCK], (z0[BLOCK] + NPROG).astype(dtype))
+    if name == "xchg":
+        for j in range(BLOCK):
+            assert z[j] in np.concatenate([[z0[j]], x[mask[:, j], j]])
+    else:
+        operands = np.where(mask, x, _identity(name, x.dtype))
+        with np.errstate(over="ignore"):
+            ref = _NP_REDUCE[name].reduce(np.concatenate([z0[None, :BLOCK], operands]), axis=0)
+        assert_equal(z[:BLOCK], ref.astype(dtype))
+    _check_old_values(name, z0[:BLOCK], x, old, z[:BLOCK], mask)
+    assert_bits_equal(buf[[0, -1]], poisoned(2, dtype))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -12,10 +12,12 @@
 //     region whose identity is unknown is unsupported;
 //   - TILEIR_ENABLE_APPROX/FTZ set approx rounding and flush_to_zero on f32 ops;
 //   - cache/eviction modifiers and isVolatile are ignored (Tile IR has none); hints
-//     (llvm.intr.assume) are dropped; gpu.barrier becomes a token fence (tokens.cpp).
+//     (llvm.intr.assume) are dropped; gpu.barrier becomes a token fence (tokens.cpp);
 //   - cmpf ord/uno become two self-compares (x == x is false for NaN only) joined by and/or;
-//     false/true are i1 constants; pointer compares (cmpi) compare the i64 addresses.
-// Known limits: see unsupported() calls: fp8 atomics, 16-bit float atomic max/min, 16-bit CAS,
+//     false/true are i1 constants; pointer compares (cmpi) compare the i64 addresses;
+//   - 8/16-bit atomics Tile IR lacks are compare-and-swap loops on 32-bit words
+//     (convert_memory.cpp).
+// Known limits: see unsupported() calls: fp8 atomics, 16-bit float atomic max/min, i1 atomics,
 // tt.histogram and tt.gather over 2^20 compares.
 #include <cmath>
 #include <cstdlib>

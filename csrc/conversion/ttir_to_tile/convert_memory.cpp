@@ -1,5 +1,7 @@
 // convert-ttir-to-tile, memory: loads, stores and atomics (raised to views, tile-index views
-// or gathers/scatters), descriptors and block pointers (box accesses).
+// or gathers/scatters), descriptors and block pointers (box accesses). Atomics Tile IR has no
+// width for (8/16-bit integer read-modify-writes, 16-bit float xchg, 16-bit compare-and-swap)
+// become compare-and-swap loops on the aligned 32-bit words that hold their elements.
 
 #include <cmath>
 #include <cstdlib>
@@ -314,9 +316,11 @@ void Converter::atomicRmw(const Operation &o) {
     throw Unsupported{"float atomic max/min on " + elem.str()};
   if (mode == tile::kAddF && elem.floatKind() == FloatKind::BF16 && archNumber() < 90)
     throw Unsupported{"bf16 atomic add needs sm_90"};
+  if ((!isFloat && (width == 8 || width == 16)) || (isFloat && width == 16 && mode == tile::kXchg))
+    return narrowRmw(o, mode);
   if (!isFloat && width < 32)
     throw Unsupported{"atomics on " + elem.str() + " (Tile IR atomics take 32/64-bit integers)"};
-  if (isFloat && (width == 8 || (mode == tile::kXchg && width < 32)))
+  if (isFloat && width == 8)
     throw Unsupported{"atomics on " + elem.str()};
   std::vector<Value *> ops = get(o.operands);
   std::vector<int64_t> seg = {1, 1, o.numOperands() > 2 ? 1 : 0, 0};
@@ -349,10 +353,122 @@ void Converter::floatMinMax(const Operation &o, int mode) {
   bind(o, make1("bitcast", {make1("select", {pos, p, n}, it)}, vt));
 }
 
+Value *Converter::narrowAtomic(const Operation &o, Value *ptr, Value *mask,
+                               const std::function<Value *(Value *)> &update) {
+  Type pt = ptr->type;
+  int width = pt.element().pointee().bitWidth();
+  Type it = pt.withElement(Type::integer(width)), wt = pt.withElement(i32());
+  Type at = pt.withElement(i64()), bt = pt.withElement(i1());
+  // The aligned word and the element's place in it (little-endian: byte k is bits 8k..8k+7).
+  Value *addr = make1("ptr_to_int", {ptr}, at);
+  Value *word = make1("int_to_ptr", {make1("andi", {addr, constInt(~int64_t(3), at)}, at)},
+                      pt.withElement(Type::pointer(i32())));
+  Value *low = make1("trunci", {make1("andi", {addr, constInt(3, at)}, at)}, wt);
+  Value *shift = make1("muli", {low, constInt(8, wt)}, wt);
+  Value *keep = make1(
+      "xori",
+      {make1("shli", {constInt((int64_t(1) << width) - 1, wt), shift}, wt), constInt(-1, wt)}, wt);
+  // loop (active lanes, word guessed, old elements): the first guess is 0; a failed compare
+  // returns the word's value, the next guess.
+  Value *active = mask ? mask : constInt(1, bt);
+  Operation *loop = make("loop", {active, constInt(0, wt), constInt(0, it)}, {bt, wt, it}, {}, 1);
+  Block *body = loop->region(0)->addBlock();
+  Value *on = body->addArg(bt), *guess = body->addArg(wt), *olds = body->addArg(it);
+  auto ip = b_.saveInsertionPoint();
+  b_.setInsertionPointToEnd(body);
+  Value *old =
+      make1("trunci",
+            {make1("shri", {guess, shift}, wt, {{"signedness", i32Attr(tile::kUnsigned)}})}, it);
+  Value *put = make1("exti", {update(old)}, wt, {{"signedness", i32Attr(tile::kUnsigned)}});
+  Value *next =
+      make1("ori", {make1("andi", {guess, keep}, wt), make1("shli", {put, shift}, wt)}, wt);
+  Attrs a = memoryAttrs({1, 1, 1, 1, 0}, ordering(o.intAttr("sem")), scope(o.intAttr("scope")));
+  Value *seen = make("atomic_cas_tko", {word, guess, next, on}, {wt, Type::token()}, a)->result(0);
+  Value *won = make1("andi",
+                     {on, make1("cmpi", {seen, guess}, bt,
+                                {{"comparison_predicate", i32Attr(tile::kEq)},
+                                 {"signedness", i32Attr(tile::kSigned)}})},
+                     bt);
+  std::vector<Value *> carried = {make1("xori", {on, won}, bt), seen,
+                                  make1("select", {won, old, olds}, it)};
+  // Another round while any lane lost its compare (a lane of this tile or another program
+  // changed the word); each round settles at least one lane per contended word.
+  Value *left = carried[0];
+  if (pt.isTensor()) {
+    int64_t n = 1;
+    for (int64_t d : pt.shape())
+      n *= d;
+    if (pt.shape().size() > 1)
+      left = make1("reshape", {left}, Type::tensor({n}, i1()));
+    Value *flat =
+        make1("exti", {left}, Type::tensor({n}, i32()), {{"signedness", i32Attr(tile::kUnsigned)}});
+    left = make1(
+        "cmpi", {reduceInt(flat, 0, i32(), "ori"), constInt(0, i32())}, i1(),
+        {{"comparison_predicate", i32Attr(tile::kNe)}, {"signedness", i32Attr(tile::kSigned)}});
+  }
+  Operation *again = make("if", {left}, {}, {}, 2);
+  b_.setInsertionPointToEnd(again->region(0)->addBlock());
+  make("continue", carried, {});
+  b_.setInsertionPointToEnd(body);
+  make("break", carried, {});
+  b_.restoreInsertionPoint(ip);
+  return loop->result(2);
+}
+
+void Converter::narrowRmw(const Operation &o, int mode) {
+  Value *val = get(o.operand(1));
+  Type vt = val->type, it = vt.withElement(Type::integer(vt.element().bitWidth()));
+  bool isFloat = vt.element().isFloat();
+  Value *bits = isFloat ? make1("bitcast", {val}, it) : val;
+  auto update = [&](Value *old) -> Value * {
+    auto signedOp = [&](const char *n, int s) {
+      return make1(n, {old, bits}, it, {{"signedness", i32Attr(s)}});
+    };
+    switch (mode) {
+    case tile::kAnd:
+      return make1("andi", {old, bits}, it);
+    case tile::kOr:
+      return make1("ori", {old, bits}, it);
+    case tile::kXor:
+      return make1("xori", {old, bits}, it);
+    case tile::kAdd:
+      return make1("addi", {old, bits}, it);
+    case tile::kMax:
+      return signedOp("maxi", tile::kSigned);
+    case tile::kMin:
+      return signedOp("mini", tile::kSigned);
+    case tile::kUMax:
+      return signedOp("maxi", tile::kUnsigned);
+    case tile::kUMin:
+      return signedOp("mini", tile::kUnsigned);
+    case tile::kXchg:
+      return bits;
+    }
+    throw Unsupported{"atomic mode " + std::to_string(mode) + " on " + vt.element().str()};
+  };
+  Value *mask = o.numOperands() > 2 ? get(o.operand(2)) : nullptr;
+  Value *old = narrowAtomic(o, get(o.operand(0)), mask, update);
+  bind(o, isFloat ? make1("bitcast", {old}, vt) : old);
+}
+
 void Converter::atomicCas(const Operation &o) {
   Type elem = o.operand(1)->type.element();
+  if (elem.bitWidth() == 16) {
+    // Bitwise, as Tile IR's and the CPU executors' compare-and-swap: the element becomes val
+    // where it equals cmp; else the word is swapped for itself, which confirms the old value.
+    Type vt = o.result(0)->type, it = vt.withElement(Type::integer(16));
+    auto bits = [&](Value *v) { return elem.isFloat() ? make1("bitcast", {v}, it) : v; };
+    Value *cmp = bits(get(o.operand(1))), *val = bits(get(o.operand(2)));
+    Value *old = narrowAtomic(o, get(o.operand(0)), nullptr, [&](Value *cur) {
+      Value *hit = make1(
+          "cmpi", {cur, cmp}, it.withElement(i1()),
+          {{"comparison_predicate", i32Attr(tile::kEq)}, {"signedness", i32Attr(tile::kSigned)}});
+      return make1("select", {hit, val, cur}, it);
+    });
+    return bind(o, elem.isFloat() ? make1("bitcast", {old}, vt) : old);
+  }
   if (elem.bitWidth() < 32)
-    throw Unsupported{"compare-and-swap on " + elem.str() + " (Tile IR takes 32/64-bit values)"};
+    throw Unsupported{"compare-and-swap on " + elem.str() + " (Tile IR takes 16/32/64-bit values)"};
   std::vector<Value *> ops = get(o.operands);
   Attrs a = memoryAttrs({1, 1, 1, 0, 0}, ordering(o.intAttr("sem")), scope(o.intAttr("scope")));
   bind(o, make("atomic_cas_tko", ops, {o.result(0)->type, Type::token()}, a)->result(0));

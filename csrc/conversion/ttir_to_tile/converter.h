@@ -330,7 +330,22 @@ private:
   // Above 2^20 compares the kernel falls back instead.
   void gather(const Operation &o);
 
+  // 16-bit tt.atomic_cas (Tile IR's takes 32/64-bit values): narrowAtomic with "val where the
+  // element equals cmp (bitwise), else the element".
   void atomicCas(const Operation &o);
+
+  // An atomic read-modify-write of the 8/16-bit elements at `ptr` (lanes where `mask`, all when
+  // null) as a compare-and-swap loop on the aligned 32-bit words that hold them: each round
+  // computes `update(old element)` into the word guessed, and cas_tko swaps it in where the
+  // word still holds the guess; lanes that lost take the word's value as their next guess.
+  // Lanes of one tile sharing a word, and other programs, just cost rounds (each round settles
+  // a lane per contended word). Returns the old elements. The word may reach up to 3 bytes
+  // past the buffer: GPU allocations are 256-byte aligned, and the CAS writes back what it read.
+  Value *narrowAtomic(const Operation &o, Value *ptr, Value *mask,
+                      const std::function<Value *(Value *)> &update);
+
+  // 8/16-bit integer atomic_rmw (every mode) and 16-bit float xchg, through narrowAtomic.
+  void narrowRmw(const Operation &o, int mode);
 
   // ---------------------------------------------------------------- descriptors, block ptrs
 
