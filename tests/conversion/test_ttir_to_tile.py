@@ -226,6 +226,25 @@ def test_unsupported_op_is_reported_with_location():
                               "tt.histogram of 2048 values into 1024 bins (over 2^20 compares)")]
 
 
+def test_a_load_of_pointers_is_reported_not_raised():
+    """Tile IR views and pointers hold numbers: a tile of pointers loaded from memory has no
+    Tile IR form, and the conversion says so (the kernel falls back) instead of raising."""
+    body = """
+    %0 = tt.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32>
+    %1 = tt.splat %arg0 : !tt.ptr<!tt.ptr<f32>> -> tensor<16x!tt.ptr<!tt.ptr<f32>>>
+    %2 = tt.addptr %1, %0 : tensor<16x!tt.ptr<!tt.ptr<f32>>>, tensor<16xi32>
+    %3 = tt.load %2 : tensor<16x!tt.ptr<!tt.ptr<f32>>>
+    %4 = tt.load %3 : tensor<16x!tt.ptr<f32>>
+    %5 = tt.splat %arg1 : !tt.ptr<f32> -> tensor<16x!tt.ptr<f32>>
+    %6 = tt.addptr %5, %0 : tensor<16x!tt.ptr<f32>>, tensor<16xi32>
+    tt.store %6, %4 : tensor<16x!tt.ptr<f32>>"""
+    r, out = convert(kernel(body, args="%arg0: !tt.ptr<!tt.ptr<f32>>, %arg1: !tt.ptr<f32>"), "k")
+    assert out is None
+    # (the load through the loaded pointers: its view would be over pointer elements)
+    assert [(u[0], u[1]) for u in r.unsupported] == [("tt.load", "case.ttir:7:5")]
+    assert "no Tile IR type" in r.unsupported[0][2], r.unsupported
+
+
 def _one_op_case(op, ety, out_ety):
     """A one-op kernel: tiles %3 and %6 loaded through %arg0 and %arg1, `%7 = op` on them
     stored through %arg2."""

@@ -21,6 +21,7 @@
 // tt.histogram and tt.gather over 2^20 compares.
 #include <cmath>
 #include <cstdlib>
+#include <stdexcept>
 
 #include "conversion/ttir_to_tile/converter.h"
 #include "ir/op_registry.h"
@@ -159,15 +160,22 @@ void Converter::block(const Block &src, Term term) {
       terminator(*o, term);
       continue;
     }
+    std::string reason;
     try {
       op(*o);
+      continue;
     } catch (const Unsupported &u) {
-      if (reporting_)
-        report_.unsupported.push_back({o->name(), locationString(o->loc()), u.reason});
-      // Keep walking with placeholders so every unsupported op is reported, not just the first.
-      for (size_t i = 0; i < o->numResults(); ++i)
-        map_[o->result(i)] = placeholder(o->result(i)->type);
+      reason = u.reason;
+    } catch (const std::invalid_argument &e) {
+      // A Tile IR type the op would need does not exist (a view of pointers, say): the same
+      // loud fallback, not an exception out of the compiler.
+      reason = std::string("no Tile IR type for it: ") + e.what();
     }
+    if (reporting_)
+      report_.unsupported.push_back({o->name(), locationString(o->loc()), reason});
+    // Keep walking with placeholders so every unsupported op is reported, not just the first.
+    for (size_t i = 0; i < o->numResults(); ++i)
+      map_[o->result(i)] = placeholder(o->result(i)->type);
   }
 }
 
