@@ -198,30 +198,31 @@ def test_atomic_cas_16_bit_contended(dev, path):
 
 
 @triton.jit
-def _xchg16_kernel(X, Z, OLD, BLOCK: tl.constexpr):
-    offs = tl.arange(0, BLOCK)
-    row = tl.program_id(0) * BLOCK
-    tl.store(OLD + row + offs, tl.atomic_xchg(Z + offs, tl.load(X + row + offs)))
+def _xchg16_kernel(X, Z, OLD, SLOTS: tl.constexpr):
+    pid = tl.program_id(0)
+    tl.store(OLD + pid, tl.atomic_xchg(Z + pid % SLOTS, tl.load(X + pid)))
 
 
 def test_atomic_xchg_16_bit_float(dev, path, rng):
-    """Eight programs exchange f16 values into the same 64 elements (two per word): each
-    element ends holding one program's value, and the old values chain through them."""
-    progs, block = 8, 64
-    x = numpy_random((progs, block), "float16", rng)
-    z0 = numpy_random(block, "float16", rng)
-    dz, dold = dev.to(z0), dev.to(poisoned((progs, block), "float16"))
+    """256 programs exchange f16 values into four elements (two per 32-bit word): each
+    element ends holding one program's value, and the old values chain through them. (Scalar
+    ones: tile-shaped 8/16-bit atomics fall back from the Tile path, convert_memory.cpp.)"""
+    progs, slots = 256, 4
+    x = numpy_random(progs, "float16", rng)
+    z0 = numpy_random(slots, "float16", rng)
+    dz, dold = dev.to(z0), dev.to(poisoned(progs, "float16"))
     try:
-        k = dev.launch(_xchg16_kernel, (progs,), dev.to(x), dz, dold, BLOCK=block)
+        k = dev.launch(_xchg16_kernel, (progs,), dev.to(x), dz, dold, SLOTS=slots)
     except Exception as e:  # stock Triton's frontend may refuse what ours accepts
         if path == "ptx" and "does not support" in str(e):
             pytest.skip(f"stock Triton refuses it: {str(e).splitlines()[-1][:120]}")
         raise
     assert k.metadata.path == path  # no fallback: our Tile IR lowering
     z, old = dev.host(dz), dev.host(dold)
-    for j in range(block):  # {old values} + {final} == {initial} + {written}, as multisets
-        seen = sorted(np.concatenate([old[:, j], [z[j]]]).astype(np.float64).tolist())
-        put = sorted(np.concatenate([x[:, j], [z0[j]]]).astype(np.float64).tolist())
+    for j in range(slots):  # {old values} + {final} == {initial} + {written}, as multisets
+        mine = np.arange(progs) % slots == j
+        seen = sorted(np.concatenate([old[mine], [z[j]]]).astype(np.float64).tolist())
+        put = sorted(np.concatenate([x[mine], [z0[j]]]).astype(np.float64).tolist())
         assert seen == put, j
 
 

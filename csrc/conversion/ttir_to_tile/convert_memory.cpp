@@ -1,7 +1,9 @@
 // convert-ttir-to-tile, memory: loads, stores and atomics (raised to views, tile-index views
-// or gathers/scatters), descriptors and block pointers (box accesses). Atomics Tile IR has no
-// width for (8/16-bit integer read-modify-writes, 16-bit float xchg, 16-bit compare-and-swap)
-// become compare-and-swap loops on the aligned 32-bit words that hold their elements.
+// or gathers/scatters), descriptors and block pointers (box accesses). Scalar atomics Tile IR
+// has no width for (8/16-bit integer read-modify-writes, 16-bit float xchg, 16-bit
+// compare-and-swap) become compare-and-swap loops on the aligned 32-bit word that holds the
+// element. Known limit: the same loop over a tile hung on an H200 (tileiras 13.4; one program,
+// no shared words, run 24), so tile-shaped ones are unsupported (the kernel falls back).
 
 #include <cmath>
 #include <cstdlib>
@@ -356,6 +358,9 @@ void Converter::floatMinMax(const Operation &o, int mode) {
 Value *Converter::narrowAtomic(const Operation &o, Value *ptr, Value *mask,
                                const std::function<Value *(Value *)> &update) {
   Type pt = ptr->type;
+  if (pt.isTensor()) // measured: every tile form hung on an H200 (docs/gpu_perf_notes.md)
+    throw Unsupported{"8/16-bit atomics on a tile (Tile IR atomics take 32/64-bit values; the "
+                      "compare-and-swap loop that emulates them runs for scalars only)"};
   int width = pt.element().pointee().bitWidth();
   Type it = pt.withElement(Type::integer(width)), wt = pt.withElement(i32());
   Type at = pt.withElement(i64()), bt = pt.withElement(i1());
@@ -391,21 +396,8 @@ Value *Converter::narrowAtomic(const Operation &o, Value *ptr, Value *mask,
                      bt);
   std::vector<Value *> carried = {make1("xori", {on, won}, bt), seen,
                                   make1("select", {won, old, olds}, it)};
-  // Another round while any lane lost its compare (a lane of this tile or another program
-  // changed the word); each round settles at least one lane per contended word.
+  // Another round while the compare lost (another program changed the word).
   Value *left = carried[0];
-  if (pt.isTensor()) {
-    int64_t n = 1;
-    for (int64_t d : pt.shape())
-      n *= d;
-    if (pt.shape().size() > 1)
-      left = make1("reshape", {left}, Type::tensor({n}, i1()));
-    Value *flat =
-        make1("exti", {left}, Type::tensor({n}, i32()), {{"signedness", i32Attr(tile::kUnsigned)}});
-    left = make1(
-        "cmpi", {reduceInt(flat, 0, i32(), "ori"), constInt(0, i32())}, i1(),
-        {{"comparison_predicate", i32Attr(tile::kNe)}, {"signedness", i32Attr(tile::kSigned)}});
-  }
   Operation *again = make("if", {left}, {}, {}, 2);
   b_.setInsertionPointToEnd(again->region(0)->addBlock());
   make("continue", carried, {});

@@ -334,13 +334,13 @@ private:
   // element equals cmp (bitwise), else the element".
   void atomicCas(const Operation &o);
 
-  // An atomic read-modify-write of the 8/16-bit elements at `ptr` (lanes where `mask`, all when
-  // null) as a compare-and-swap loop on the aligned 32-bit words that hold them: each round
+  // An atomic read-modify-write of the 8/16-bit element at scalar `ptr` (if `mask`, when not
+  // null) as a compare-and-swap loop on the aligned 32-bit word that holds it: each round
   // computes `update(old element)` into the word guessed, and cas_tko swaps it in where the
-  // word still holds the guess; lanes that lost take the word's value as their next guess.
-  // Lanes of one tile sharing a word, and other programs, just cost rounds (each round settles
-  // a lane per contended word). Returns the old elements. The word may reach up to 3 bytes
-  // past the buffer: GPU allocations are 256-byte aligned, and the CAS writes back what it read.
+  // word still holds the guess; a lost compare takes the word's value as its next guess (other
+  // programs only cost rounds). Returns the old element. Tiles are Unsupported: the loop over a
+  // tile hung on an H200 in every shape tried (run 24). The word may reach up to 3 bytes past
+  // the buffer: GPU allocations are 256-byte aligned, and the CAS writes back what it read.
   Value *narrowAtomic(const Operation &o, Value *ptr, Value *mask,
                       const std::function<Value *(Value *)> &update);
 
