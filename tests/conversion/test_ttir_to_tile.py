@@ -147,19 +147,44 @@ def test_reduce_identities_follow_the_combiner():
     assert "identities=[0 : i32]" in out
 
 
-def test_unknown_combiner_identity_is_unsupported():
-    body = """
+_NO_IDENTITY = """
     %0 = tt.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32>
     %1 = arith.sitofp %0 : tensor<16xi32> to tensor<16xf32>
-    %2 = "tt.reduce"(%1) <{axis = 0 : i32}> ({
+    %2 = "tt.OP"(%1) <{axis = 0 : i32ATTRS}> ({
     ^bb0(%a: f32, %b: f32):
-      %m = arith.divf %a, %b : f32
-      tt.reduce.return %m : f32
-    }) : (tensor<16xf32>) -> f32
-    tt.store %arg0, %2 : !tt.ptr<f32>"""
+      %c = arith.constant 2.0 : f32
+      %d = arith.divf %a, %b : f32
+      %m = arith.mulf %d, %c : f32
+      tt.OP.return %m : f32
+    }) : (tensor<16xf32>) -> RES
+    tt.store %arg0, %STORED : !tt.ptr<f32>"""
+
+
+def test_reduce_without_identity_halves_the_axis():
+    """No identity for Tile IR's reduce: four halvings of the 16-long axis, each pairing
+    neighbours (reshape to (n/2, 2), extract both columns) and combining them with the body on
+    tiles (its constant a splat)."""
+    body = (_NO_IDENTITY.replace("OP", "reduce").replace("ATTRS", "").replace("RES", "f32")
+            .replace("STORED", "2"))
+    r, out = convert(kernel(body), "k")
+    assert r.unsupported == [], r.unsupported
+    assert not re.search(r"= reduce ", out) and out.count("= extract ") == 8
+    assert "reshape %1 : tile<16xf32> -> tile<8x2xf32>" in out
+    for n in (8, 4, 2, 1):
+        assert re.search(rf"divf %\S+, %\S+ : tile<{n}xf32>", out), out
+        assert f"constant <f32: 2.000000e+00> : tile<{n}xf32>" in out
+    assert re.search(r"reshape %\S+ : tile<1xf32> -> tile<f32>", out), out
+
+
+def test_scan_without_identity_is_unsupported():
+    body = (_NO_IDENTITY.replace("OP", "scan").replace("ATTRS", ", reverse = false")
+            .replace("RES", "tensor<16xf32>").replace("tt.store %arg0, %STORED : !tt.ptr<f32>",
+                                                      "%9 = tt.splat %arg0 : !tt.ptr<f32> -> "
+                                                      "tensor<16x!tt.ptr<f32>>\n    tt.store %9, "
+                                                      "%2 : tensor<16x!tt.ptr<f32>>"))
     r, out = convert(kernel(body), "k")
     assert out is None
-    assert r.unsupported[0][0] == "tt.reduce" and "identity" in r.unsupported[0][2]
+    assert r.unsupported[0][0] == "tt.scan" and "identity" in r.unsupported[0][2]
 
 
 @pytest.mark.parametrize(

@@ -322,14 +322,47 @@ def _welford_kernel(X, Z, M, N, BM: tl.constexpr, BN: tl.constexpr):
     tl.store(Z + 3 * M + 1, m2a / wa)
 
 
-def test_generic_reduction_welford(rng):
+def test_generic_reduction_welford(path, rng):
     m, n = 13, 50
     x = (numpy_random((m, n), "float32", rng) * 2 + 3).astype(np.float32)
     z = poisoned(3 * m + 2, "float32")
-    _welford_kernel[(1,)](x, z, m, n, BM=16, BN=64)
+    k = _welford_kernel[(1,)](x, z, m, n, BM=16, BN=64)
+    # no identity Tile IR's reduce could take: halvings (convert_compute.cpp, treeReduce)
+    assert k.metadata.path == path, k.metadata.fallback_reason
     xf = to_f64(x)
     ref = np.concatenate([xf.mean(1), xf.var(1), xf.mean(1), [xf.mean(), xf.var()]])
     assert_close(z, ref, rtol=1e-5, atol=1e-5)
+
+
+@triton.jit
+def _matmul2x2_combine(a, b, c, d, e, f, g, h):
+    # [[a, b], [c, d]] @ [[e, f], [g, h]]: associative, not commutative
+    return a * e + b * g, a * f + b * h, c * e + d * g, c * f + d * h
+
+
+@triton.jit
+def _chain_kernel(M, Z, N: tl.constexpr):
+    i = tl.arange(0, N) * 4
+    a, b, c, d = tl.load(M + i), tl.load(M + i + 1), tl.load(M + i + 2), tl.load(M + i + 3)
+    p, q, r, s = tl.reduce((a, b, c, d), 0, _matmul2x2_combine)
+    tl.store(Z + tl.arange(0, 4), tl.join(tl.join(p, r), tl.join(q, s)).reshape(4))
+
+
+def test_reduce_keeps_the_order_of_a_non_commutative_combiner(path, rng):
+    """The product of 64 2x2 matrices, in order: a reordered reduction gives another matrix."""
+    n = 64
+    m = (np.eye(2) + 0.3 * rng.standard_normal((n, 2, 2))).astype(np.float32)
+    z = poisoned(4, "float32")
+    k = _chain_kernel[(1,)](m.reshape(-1), z, N=n)
+    assert k.metadata.path == path, k.metadata.fallback_reason
+    ref = np.eye(2)
+    for mat in to_f64(m):
+        ref = ref @ mat
+    assert_close(z.reshape(2, 2), ref, rtol=1e-4, atol=1e-4)
+    rev = np.eye(2)
+    for mat in to_f64(m)[::-1]:
+        rev = rev @ mat
+    assert not np.allclose(rev, ref, rtol=1e-2)  # the order matters for these inputs
 
 
 @triton.jit

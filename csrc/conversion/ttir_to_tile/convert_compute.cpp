@@ -1,12 +1,17 @@
 // convert-ttir-to-tile, compute: tt.dot (mmaf/mmai with the input precisions), tt.reduce and
-// tt.scan with their combiners' identities, and what Tile IR has no op for: math.erf (f32
-// polynomials; f64 fdlibm's rational approximations and exp), tt.histogram and tt.gather
-// (one-hot compares and a reduce).
+// tt.scan with their combiners' identities (a reduce whose identity cannot be inferred becomes
+// halvings of the axis instead), and what Tile IR has no op for: math.erf (f32 polynomials;
+// f64 fdlibm's rational approximations and exp), tt.histogram and tt.gather (one-hot compares
+// and a reduce). Known limits: a scan without an inferable identity is unsupported; the
+// inference reads the ops that touch each pair of arguments, which a combiner mixing pairs
+// (a 2x2 matrix product) can mislead.
 
 #include <cmath>
 #include <cstdlib>
+#include <unordered_map>
 
 #include "conversion/ttir_to_tile/converter.h"
+#include "ir/builder.h"
 #include "ir/op_registry.h"
 #include "ir/verifier.h"
 #include "passes/passes.h"
@@ -120,8 +125,14 @@ void Converter::reduceLike(const Operation &o, bool scan) {
   const Block &body = *o.region(0)->front();
   size_t n = o.numOperands();
   std::vector<Attribute> ids;
-  for (size_t i = 0; i < n; ++i)
-    ids.push_back(identityFor(body, i, n, o.operand(i)->type.element()));
+  try {
+    for (size_t i = 0; i < n; ++i)
+      ids.push_back(identityFor(body, i, n, o.operand(i)->type.element()));
+  } catch (const Unsupported &) {
+    if (scan)
+      throw;
+    return treeReduce(o);
+  }
   std::vector<Type> types = resultTypesOf(o);
   Attrs attrs = {{"dim", i32Attr(o.intAttr("axis"))}, {"identities", Attribute::array(ids)}};
   if (scan)
@@ -147,6 +158,107 @@ void Converter::reduceLike(const Operation &o, bool scan) {
   for (size_t i = 0; i < r->numResults(); ++i)
     res.push_back(r->result(i));
   bind(o, res);
+}
+
+void Converter::treeReduce(const Operation &o) {
+  const Block &body = *o.region(0)->front();
+  size_t n = o.numOperands();
+  Type t0 = o.operand(0)->type;
+  int64_t axis = o.intAttr("axis");
+  std::vector<int64_t> shape = t0.shape();
+  if (!t0.isTensor() || shape[axis] & (shape[axis] - 1))
+    throw Unsupported{"a reduce without an identity over an axis of " +
+                      std::to_string(shape[axis]) + " (halvings need a power of two)"};
+  std::vector<Value *> cur = get(o.operands);
+  while (shape[axis] > 1) {
+    // Neighbours pair up, (x0, x1), (x2, x3), ...: the axis reshaped to (n/2, 2) and the two
+    // columns extracted, so a combiner that is associative but not commutative keeps its order.
+    std::vector<int64_t> half = shape, pairs = shape, column;
+    half[axis] /= 2;
+    pairs[axis] /= 2;
+    pairs.insert(pairs.begin() + axis + 1, 2);
+    column = pairs;
+    column[axis + 1] = 1;
+    std::vector<Value *> lo, hi;
+    for (Value *v : cur) {
+      Value *p = make1("reshape", {v}, v->type.withShape(pairs));
+      for (int k = 0; k < 2; ++k) {
+        std::vector<Value *> operands = {p};
+        for (size_t d = 0; d < pairs.size(); ++d)
+          operands.push_back(constInt(static_cast<int64_t>(d) == axis + 1 ? k : 0, i32()));
+        Value *e = make1("extract", operands, v->type.withShape(column));
+        (k ? hi : lo).push_back(make1("reshape", {e}, v->type.withShape(half)));
+      }
+    }
+    cur = combineTiles(body, lo, hi, half);
+    shape = half;
+  }
+  std::vector<Value *> res;
+  for (size_t i = 0; i < n; ++i)
+    res.push_back(make1("reshape", {cur[i]}, o.result(i)->type));
+  bind(o, res);
+}
+
+std::vector<Value *> Converter::combineTiles(const Block &body, const std::vector<Value *> &lhs,
+                                             const std::vector<Value *> &rhs,
+                                             const std::vector<int64_t> &shape) {
+  Module scratch;
+  Builder tb(scratch);
+  // (a tt.reduce with no operands holds the block: any registered op with a region would do)
+  Block *blk = tb.create("tt.reduce", {}, {}, {}, 1)->region(0)->addBlock();
+  std::unordered_map<const Value *, Value *> clone;
+  for (size_t i = 0; i < body.numArgs(); ++i)
+    clone[body.arg(i)] = blk->addArg(Type::tensor(shape, body.arg(i)->type));
+  tb.setInsertionPointToEnd(blk);
+  // A value from outside the combiner (a constant CSE hoisted, say) is splat to the shape.
+  auto operand = [&](Value *v) {
+    auto it = clone.find(v);
+    if (it != clone.end())
+      return it->second;
+    if (v->type.isTensor())
+      throw Unsupported{"a reduce without an identity whose combiner reads a tensor"};
+    return clone[v] = tb.create("tt.splat", {v}, {Type::tensor(shape, v->type)})->result(0);
+  };
+  std::vector<Value *> yields;
+  for (const auto &op : body.ops()) {
+    std::vector<Value *> operands;
+    for (Value *v : op->operands)
+      operands.push_back(operand(v));
+    if (op->is("tt.reduce.return")) {
+      yields = operands;
+      break;
+    }
+    if (op->numRegions() > 0)
+      throw Unsupported{"a reduce without an identity whose combiner has '" + op->name() + "'"};
+    std::vector<Type> types;
+    for (size_t i = 0; i < op->numResults(); ++i) {
+      Type t = op->result(i)->type;
+      if (t.isTensor())
+        throw Unsupported{"a reduce without an identity whose combiner makes tensors"};
+      types.push_back(Type::tensor(shape, t));
+    }
+    Attrs attrs = op->attrs();
+    for (auto &kv : attrs) // a scalar constant becomes a splat of the tile's shape
+      if (op->is("arith.constant") && kv.first == "value")
+        kv.second = Attribute::denseSplat(kv.second.getFloat(), kv.second.getInt(), types[0]);
+    Operation *c = tb.create(op->name(), operands, types, std::move(attrs));
+    for (size_t i = 0; i < op->numResults(); ++i)
+      clone[op->result(i)] = c->result(i);
+  }
+  // Convert the clone with the halves bound to its arguments; forget the scratch values after.
+  for (size_t i = 0; i < lhs.size(); ++i) {
+    map_[blk->arg(i)] = lhs[i];
+    map_[blk->arg(lhs.size() + i)] = rhs[i];
+  }
+  for (const auto &op : blk->ops())
+    this->op(*op);
+  std::vector<Value *> out = get(yields);
+  for (size_t i = 0; i < blk->numArgs(); ++i)
+    map_.erase(blk->arg(i));
+  for (const auto &op : blk->ops())
+    for (size_t i = 0; i < op->numResults(); ++i)
+      map_.erase(op->result(i));
+  return out;
 }
 
 Value *Converter::polynomial(const double *k, int n, Value *v) {

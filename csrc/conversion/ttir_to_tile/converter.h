@@ -440,6 +440,18 @@ private:
 
   void reduceLike(const Operation &o, bool scan);
 
+  // A tt.reduce whose combiner has no identity to give Tile IR's reduce: halvings along the
+  // axis (neighbours (x0, x1), (x2, x3), ... combined elementwise) until it is 1 long. Exact
+  // for any associative combiner, commutative or not; the axis must be a power of two, the
+  // combiner elementwise ops without regions.
+  void treeReduce(const Operation &o);
+
+  // The combiner `body` applied lane by lane to tiles of `shape`: its ops cloned with tile
+  // types into a scratch module, then converted as usual.
+  std::vector<Value *> combineTiles(const Block &body, const std::vector<Value *> &lhs,
+                                    const std::vector<Value *> &rhs,
+                                    const std::vector<int64_t> &shape);
+
   // ---------------------------------------------------------------- control flow
 
   // A loop whose accesses take the tile-index form under conditions checked before it is
