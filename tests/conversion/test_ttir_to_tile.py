@@ -176,6 +176,20 @@ def test_reduce_without_identity_halves_the_axis():
     assert re.search(r"reshape %\S+ : tile<1xf32> -> tile<f32>", out), out
 
 
+def test_an_inferred_identity_that_does_not_hold_is_not_used():
+    """(a + b) * 2: the addf suggests 0, but 0 is no identity of the whole combiner (checked by
+    evaluating it): halvings, not Tile IR's reduce with a wrong identity."""
+    body = (_NO_IDENTITY.replace("OP", "reduce").replace("ATTRS", "").replace("RES", "f32")
+            .replace("STORED", "2").replace("arith.divf %a, %b", "arith.addf %a, %b"))
+    r, out = convert(kernel(body), "k")
+    assert r.unsupported == [], r.unsupported
+    assert not re.search(r"= reduce ", out) and out.count("= extract ") == 8
+    plain = body.replace("%m = arith.mulf %d, %c : f32", "%m = arith.addf %d, %c : f32")
+    plain = plain.replace("%c = arith.constant 2.0 : f32", "%c = arith.constant 0.0 : f32")
+    r, out = convert(kernel(plain), "k")  # (a + b) + 0: 0 holds, Tile IR's reduce
+    assert re.search(r"= reduce ", out) and "= extract " not in out
+
+
 def test_scan_without_identity_is_unsupported():
     body = (_NO_IDENTITY.replace("OP", "scan").replace("ATTRS", ", reverse = false")
             .replace("RES", "tensor<16xf32>").replace("tt.store %arg0, %STORED : !tt.ptr<f32>",

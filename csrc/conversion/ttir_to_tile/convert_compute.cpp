@@ -2,12 +2,14 @@
 // tt.scan with their combiners' identities (a reduce whose identity cannot be inferred becomes
 // halvings of the axis instead), and what Tile IR has no op for: math.erf (f32 polynomials;
 // f64 fdlibm's rational approximations and exp), tt.histogram and tt.gather (one-hot compares
-// and a reduce). Known limits: a scan without an inferable identity is unsupported; the
-// inference reads the ops that touch each pair of arguments, which a combiner mixing pairs
-// (a 2x2 matrix product) can mislead.
+// and a reduce). An identity inferred from the ops that touch each argument pair is used only
+// if it holds when the combiner is evaluated on a few values (identitiesHold): a combiner that
+// mixes pairs (a 2x2 matrix product) or post-processes ((a + b) * 2) misleads the inference.
+// Known limit: a scan without an identity that holds is unsupported (no halvings for scans).
 
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 #include <unordered_map>
 
 #include "conversion/ttir_to_tile/converter.h"
@@ -121,13 +123,197 @@ Attribute Converter::identityFor(const Block &body, size_t i, size_t n, Type ele
   return found[0];
 }
 
+namespace {
+
+// One scalar of the combiner check below: a float, or an integer kept at its width.
+struct Scalar {
+  bool isFloat = false;
+  double f = 0;
+  int64_t i = 0;
+};
+
+int64_t atWidth(int64_t v, Type t) { // two's complement wrap to the type's width
+  int w = t.isInt() ? t.intWidth() : 64;
+  if (w >= 64)
+    return v;
+  uint64_t m = (uint64_t(1) << w) - 1, u = uint64_t(v) & m;
+  return w > 1 && (u >> (w - 1)) ? int64_t(u | ~m) : int64_t(u);
+}
+
+uint64_t asUnsigned(int64_t v, Type t) {
+  int w = t.isInt() ? t.intWidth() : 64;
+  return w >= 64 ? uint64_t(v) : uint64_t(v) & ((uint64_t(1) << w) - 1);
+}
+
+bool comparePred(int64_t p, double a, double b, bool isCmpf) {
+  if (isCmpf) {
+    bool uno = std::isnan(a) || std::isnan(b);
+    switch (p) {
+    case 1:
+    case 8:
+      return a == b || (p == 8 && uno);
+    case 2:
+    case 9:
+      return a > b || (p == 9 && uno);
+    case 3:
+    case 10:
+      return a >= b || (p == 10 && uno);
+    case 4:
+    case 11:
+      return a < b || (p == 11 && uno);
+    case 5:
+    case 12:
+      return a <= b || (p == 12 && uno);
+    case 6:
+    case 13:
+      return (a != b && !uno) || (p == 13 && uno);
+    default:
+      return false;
+    }
+  }
+  return false;
+}
+
+// The combiner evaluated on scalars, for the ops a reduce's combiner usually has; nullopt at
+// any other op (the caller then cannot check an identity with it).
+std::optional<std::vector<Scalar>> evalCombiner(const Block &body,
+                                                const std::vector<Scalar> &args) {
+  std::unordered_map<const Value *, Scalar> v;
+  for (size_t k = 0; k < body.numArgs(); ++k)
+    v[body.arg(k)] = args[k];
+  for (const auto &op : body.ops()) {
+    const std::string &n = op->name();
+    if (n == "tt.reduce.return" || n == "tt.scan.return") {
+      std::vector<Scalar> out;
+      for (const Value *x : op->operands)
+        out.push_back(v.at(x));
+      return out;
+    }
+    if (op->numResults() != 1 || op->numRegions() > 0)
+      return std::nullopt;
+    for (const Value *x : op->operands)
+      if (!v.count(x))
+        return std::nullopt; // a value from outside the combiner
+    Type t = op->result(0)->type;
+    Scalar r;
+    r.isFloat = t.isFloat();
+    auto a = [&](size_t k) { return v.at(op->operand(k)); };
+    auto f2 = [&](double (*fn)(double, double)) { r.f = fn(a(0).f, a(1).f); };
+    if (n == "arith.constant") {
+      const Attribute &val = op->attr("value");
+      if (r.isFloat)
+        r.f = val.getFloat();
+      else
+        r.i = atWidth(val.getInt(), t);
+    } else if (n == "arith.addf")
+      r.f = a(0).f + a(1).f;
+    else if (n == "arith.subf")
+      r.f = a(0).f - a(1).f;
+    else if (n == "arith.mulf")
+      r.f = a(0).f * a(1).f;
+    else if (n == "arith.divf")
+      r.f = a(0).f / a(1).f;
+    else if (n == "arith.negf")
+      r.f = -a(0).f;
+    else if (n == "arith.maxnumf" || n == "arith.maximumf")
+      f2([](double x, double y) { return std::fmax(x, y); });
+    else if (n == "arith.minnumf" || n == "arith.minimumf")
+      f2([](double x, double y) { return std::fmin(x, y); });
+    else if (n == "arith.addi")
+      r.i = atWidth(int64_t(uint64_t(a(0).i) + uint64_t(a(1).i)), t);
+    else if (n == "arith.subi")
+      r.i = atWidth(int64_t(uint64_t(a(0).i) - uint64_t(a(1).i)), t);
+    else if (n == "arith.muli")
+      r.i = atWidth(int64_t(uint64_t(a(0).i) * uint64_t(a(1).i)), t);
+    else if (n == "arith.andi")
+      r.i = atWidth(a(0).i & a(1).i, t);
+    else if (n == "arith.ori")
+      r.i = atWidth(a(0).i | a(1).i, t);
+    else if (n == "arith.xori")
+      r.i = atWidth(a(0).i ^ a(1).i, t);
+    else if (n == "arith.maxsi" || n == "arith.minsi")
+      r.i = (a(0).i > a(1).i) == (n == "arith.maxsi") ? a(0).i : a(1).i;
+    else if (n == "arith.maxui" || n == "arith.minui")
+      r.i =
+          (asUnsigned(a(0).i, t) > asUnsigned(a(1).i, t)) == (n == "arith.maxui") ? a(0).i : a(1).i;
+    else if (n == "arith.cmpf")
+      r.i = comparePred(op->intAttr("predicate"), a(0).f, a(1).f, true);
+    else if (n == "arith.cmpi") {
+      Type ot = op->operand(0)->type;
+      int64_t p = op->intAttr("predicate"), x = a(0).i, y = a(1).i;
+      uint64_t ux = asUnsigned(x, ot), uy = asUnsigned(y, ot);
+      static const int kinds[] = {0, 1, 2, 3, 4, 5, 2, 3, 4, 5}; // eq ne lt le gt ge
+      bool u = p >= 6, lt = u ? ux < uy : x < y, eq = x == y;
+      int k = p >= 0 && p < 10 ? kinds[p] : -1;
+      r.i = k == 0   ? eq
+            : k == 1 ? !eq
+            : k == 2 ? lt
+            : k == 3 ? lt || eq
+            : k == 4 ? !lt && !eq
+            : k == 5 ? !lt
+                     : 0;
+    } else if (n == "arith.select")
+      r = a(0).i ? a(1) : a(2);
+    else
+      return std::nullopt;
+    v[op->result(0)] = r;
+  }
+  return std::nullopt;
+}
+
+bool sameScalar(const Scalar &a, const Scalar &b) {
+  return a.isFloat ? (a.f == b.f || (std::isnan(a.f) && std::isnan(b.f))) : a.i == b.i;
+}
+
+} // namespace
+
+// Whether `ids` act as the identity of the combiner, left and right, on a few values per
+// operand: an inference from the ops that touch each argument pair can be misled (a combiner
+// mixing pairs, (a + b) * 2, a select picking the other branch). An identity the check cannot
+// evaluate (an op it does not know) is not trusted either.
+bool Converter::identitiesHold(const Block &body, const std::vector<Attribute> &ids,
+                               const std::vector<Type> &elems) {
+  static const double kF[] = {0.0, 1.0, -1.0, 2.5, -3.75, 1000.0};
+  static const int64_t kI[] = {0, 1, -1, 7, -9, 100};
+  size_t n = ids.size();
+  for (int k = 0; k < 6; ++k) {
+    std::vector<Scalar> x(n), id(n);
+    for (size_t i = 0; i < n; ++i) {
+      bool fl = elems[i].isFloat();
+      x[i].isFloat = id[i].isFloat = fl;
+      x[i].f = kF[(k + i) % 6];
+      x[i].i = atWidth(kI[(k + i) % 6], elems[i]);
+      if (elems[i].isInt(1))
+        x[i].i = (k + i) % 2;
+      id[i].f = fl ? ids[i].getFloat() : 0;
+      id[i].i = fl ? 0 : atWidth(ids[i].getInt(), elems[i]);
+    }
+    for (int side = 0; side < 2; ++side) {
+      std::vector<Scalar> args = side ? id : x, rest = side ? x : id;
+      args.insert(args.end(), rest.begin(), rest.end());
+      auto out = evalCombiner(body, args);
+      if (!out || out->size() != n)
+        return false;
+      for (size_t i = 0; i < n; ++i)
+        if (!sameScalar((*out)[i], x[i]))
+          return false;
+    }
+  }
+  return true;
+}
+
 void Converter::reduceLike(const Operation &o, bool scan) {
   const Block &body = *o.region(0)->front();
   size_t n = o.numOperands();
   std::vector<Attribute> ids;
+  std::vector<Type> elems;
+  for (size_t i = 0; i < n; ++i)
+    elems.push_back(o.operand(i)->type.element());
   try {
     for (size_t i = 0; i < n; ++i)
-      ids.push_back(identityFor(body, i, n, o.operand(i)->type.element()));
+      ids.push_back(identityFor(body, i, n, elems[i]));
+    if (!identitiesHold(body, ids, elems))
+      throw Unsupported{"the identity inferred for this combine function does not hold"};
   } catch (const Unsupported &) {
     if (scan)
       throw;

@@ -440,6 +440,11 @@ private:
 
   void reduceLike(const Operation &o, bool scan);
 
+  // Whether `ids` are the combiner's identity, left and right, on a few values per operand
+  // (evaluated on scalars; false at an op the check cannot evaluate).
+  bool identitiesHold(const Block &body, const std::vector<Attribute> &ids,
+                      const std::vector<Type> &elems);
+
   // A tt.reduce whose combiner has no identity to give Tile IR's reduce: halvings along the
   // axis (neighbours (x0, x1), (x2, x3), ... combined elementwise) until it is 1 long. Exact
   // for any associative combiner, commutative or not; the axis must be a power of two, the
