@@ -158,6 +158,38 @@ def test_erf(dev, path, rng):
     assert err.max() <= 3, (err.max(), x[err.argmax()])
 
 
+@triton.jit
+def _welford_combine(mean_a, m2_a, w_a, mean_b, m2_b, w_b):
+    w = w_a + w_b
+    delta = mean_b - mean_a
+    frac = tl.where(w == 0.0, 0.0, w_b / w)
+    return mean_a + delta * frac, m2_a + m2_b + delta * delta * w_a * frac, w
+
+
+@triton.jit
+def _welford_rows_kernel(X, MEAN, VAR, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n_cols
+    x = tl.load(X + row * n_cols + cols, mask=mask, other=0.0)
+    mean, m2, w = tl.reduce((x, tl.zeros_like(x), mask.to(tl.float32)), 0, _welford_combine)
+    tl.store(MEAN + row, mean)
+    tl.store(VAR + row, m2 / w)
+
+
+def test_welford_reduction(dev, path, rng):
+    """A combiner with no identity Tile IR's reduce could take (the Tile path: halvings of the
+    axis, neighbours combined)."""
+    rows, cols = 37, 300
+    x = (numpy_random((rows, cols), "float32", rng) * 2 + 3).astype(np.float32)
+    dmean, dvar = dev.to(poisoned(rows, "float32")), dev.to(poisoned(rows, "float32"))
+    k = dev.launch(_welford_rows_kernel, (rows,), dev.to(x), dmean, dvar, cols, BLOCK=512)
+    assert k.metadata.path == path  # no fallback: the halvings
+    xf = x.astype(np.float64)
+    np.testing.assert_allclose(dev.host(dmean), xf.mean(1), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(dev.host(dvar), xf.var(1), rtol=1e-4, atol=1e-4)
+
+
 def test_erf_f64(dev, path, rng):
     """f64 erf within 3 ulp of math.erf over every piece of the approximation (the Tile path:
     fdlibm's rational approximations with the GPU's exp; the PTX path: libdevice)."""
