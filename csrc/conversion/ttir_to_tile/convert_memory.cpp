@@ -638,42 +638,20 @@ void Converter::boxScatter(const Box &a, Value *val) {
   b_.restoreInsertionPoint(ip);
 }
 
-Operation *Converter::boxBranch(const Box &a, const std::vector<Type> &results,
-                                const std::function<std::vector<Value *>()> &viaView,
-                                const std::function<std::vector<Value *>()> &viaPointers) {
-  Value *cond = opts_.guardViews ? boxInRange(a) : nullptr;
-  if (!cond) {
-    auto vals = viaView();
-    (void)vals;
-    return nullptr;
-  }
-  Operation *ifOp = make("if", {cond}, results, {}, 2);
-  auto ip = b_.saveInsertionPoint();
-  b_.setInsertionPointToEnd(ifOp->region(0)->addBlock());
-  make("yield", viaView(), {});
-  b_.setInsertionPointToEnd(ifOp->region(1)->addBlock());
-  make("yield", viaPointers(), {});
-  b_.restoreInsertionPoint(ip);
-  return ifOp;
-}
-
 Value *Converter::boxLoad(const Operation &o, const Box &a) {
   Type t = a.block;
-  Value *loaded = nullptr;
   auto viaView = [&]() -> std::vector<Value *> {
     Value *guard;
     Value *view = makeView(boxPlan(a), t.element(), a.pad, guard);
     std::vector<Value *> ops = {view};
     for (size_t d = 0; d < a.offsets.size(); ++d)
       ops.push_back(constInt(0, i32()));
-    loaded = make("load_view_tko", ops, {t, Type::token()},
-                  viewAttrs({1, static_cast<int64_t>(a.offsets.size()), 0}))
-                 ->result(0);
-    return {loaded};
+    return {make("load_view_tko", ops, {t, Type::token()},
+                 viewAttrs({1, static_cast<int64_t>(a.offsets.size()), 0}))
+                ->result(0)};
   };
   auto viaPointers = [&]() -> std::vector<Value *> { return {boxGather(a)}; };
-  Operation *branch = boxBranch(a, {t}, viaView, viaPointers);
-  Value *v = branch ? branch->result(0) : loaded;
+  Value *v = branchOn(boxGuard(a), {t}, viaView, viaPointers)[0];
   Type want = o.result(0)->type;
   if (want != t)
     v = make1("reshape", {v}, want);
@@ -699,7 +677,7 @@ void Converter::boxStore(const Operation &o, const Box &a) {
     boxScatter(a, val);
     return {};
   };
-  boxBranch(a, {}, viaView, viaPointers);
+  branchOn(boxGuard(a), {}, viaView, viaPointers);
   note(o, true, "box view (any offset; masked pointers when out of range)");
 }
 

@@ -391,10 +391,8 @@ private:
   // so that the rarely taken path stays small.
   void boxScatter(const Box &a, Value *val);
 
-  // if (in range) { view access } else { masked pointer access }, yielding `results`.
-  Operation *boxBranch(const Box &a, const std::vector<Type> &results,
-                       const std::function<std::vector<Value *>()> &viaView,
-                       const std::function<std::vector<Value *>()> &viaPointers);
+  // The condition box accesses branch on: the box in range (null when views are unguarded).
+  Value *boxGuard(const Box &a) { return opts_.guardViews ? boxInRange(a) : nullptr; }
 
   Value *boxLoad(const Operation &o, const Box &a);
 
