@@ -1,4 +1,4 @@
-"""Helpers shared by the kernel tests (tests/language, tests/examples).
+"""Helpers shared by the kernel tests (tests/language, tests/examples, tests/gpu).
 
 Imported as ``from tt_utils import ...``: tests/conftest.py puts this directory on sys.path.
 A module with a unique name, rather than helpers inside conftest.py, because several
@@ -14,6 +14,9 @@ House rules these helpers serve:
 
 import numpy as np
 import pytest
+
+import triton_tile as triton
+import triton_tile.language as tl
 
 try:
     import ml_dtypes
@@ -290,3 +293,28 @@ def promote_with_scalar(tensor_dtype, value, div_or_mod=False):
             return "float32"
         return tensor_dtype
     return promote(tensor_dtype, literal_dtype(value), div_or_mod)
+
+
+# --- kernels the CPU and GPU suites both run -------------------------------------------------
+
+
+@triton.jit
+def welford_combine(mean_a, m2_a, w_a, mean_b, m2_b, w_b):
+    """Welford's merge of (mean, m2, weight) pairs: a combiner with no identity Tile IR's
+    reduce could take (the Tile path halves the axis instead)."""
+    w = w_a + w_b
+    delta = mean_b - mean_a
+    frac = tl.where(w == 0.0, 0.0, w_b / w)
+    return mean_a + delta * frac, m2_a + m2_b + delta * delta * w_a * frac, w
+
+
+@triton.jit
+def cas_counter_kernel(Z, ITERS: tl.constexpr, COUNTERS: tl.constexpr):
+    # lock-free increment of counter pid % COUNTERS: retry until our CAS wins
+    p = Z + tl.program_id(0) % COUNTERS
+    for _ in range(ITERS):
+        done = 0
+        while done == 0:
+            cur = tl.load(p, volatile=True)
+            prev = tl.atomic_cas(p, cur, cur + 1)
+            done = (prev == cur).to(tl.int32)

@@ -10,7 +10,7 @@ import sys
 
 import numpy as np
 import pytest
-from tt_utils import numpy_random, poisoned
+from tt_utils import cas_counter_kernel, numpy_random, poisoned, welford_combine
 
 import triton_tile as triton
 import triton_tile.language as tl
@@ -159,20 +159,12 @@ def test_erf(dev, path, rng):
 
 
 @triton.jit
-def _welford_combine(mean_a, m2_a, w_a, mean_b, m2_b, w_b):
-    w = w_a + w_b
-    delta = mean_b - mean_a
-    frac = tl.where(w == 0.0, 0.0, w_b / w)
-    return mean_a + delta * frac, m2_a + m2_b + delta * delta * w_a * frac, w
-
-
-@triton.jit
 def _welford_rows_kernel(X, MEAN, VAR, n_cols, BLOCK: tl.constexpr):
     row = tl.program_id(0)
     cols = tl.arange(0, BLOCK)
     mask = cols < n_cols
     x = tl.load(X + row * n_cols + cols, mask=mask, other=0.0)
-    mean, m2, w = tl.reduce((x, tl.zeros_like(x), mask.to(tl.float32)), 0, _welford_combine)
+    mean, m2, w = tl.reduce((x, tl.zeros_like(x), mask.to(tl.float32)), 0, welford_combine)
     tl.store(MEAN + row, mean)
     tl.store(VAR + row, m2 / w)
 
@@ -207,24 +199,12 @@ def test_erf_f64(dev, path, rng):
     assert np.signbit(z[1]) and not np.signbit(z[0])
 
 
-@triton.jit
-def _cas16_counter_kernel(Z, ITERS: tl.constexpr, COUNTERS: tl.constexpr):
-    # lock-free increments of counter pid % COUNTERS (16-bit: two counters per 32-bit word)
-    p = Z + tl.program_id(0) % COUNTERS
-    for _ in range(ITERS):
-        done = 0
-        while done == 0:
-            cur = tl.load(p, volatile=True)
-            prev = tl.atomic_cas(p, cur, cur + 1)
-            done = (prev == cur).to(tl.int32)
-
-
 def test_atomic_cas_16_bit_contended(dev, path):
     """16-bit compare-and-swap under contention from 256 programs on four counters that share
     two words (the Tile path: compare-and-swap loops on the 32-bit words)."""
     z0 = np.array([0, 1000, 65000, 7], np.uint16)
     dz = dev.to(z0)
-    k = dev.launch(_cas16_counter_kernel, (256,), dz, ITERS=8, COUNTERS=4)
+    k = dev.launch(cas_counter_kernel, (256,), dz, ITERS=8, COUNTERS=4)
     assert k.metadata.path == path  # no fallback: our Tile IR lowering
     np.testing.assert_array_equal(dev.host(dz), (z0.astype(np.int64) + 64 * 8) % 65536)
 

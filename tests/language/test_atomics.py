@@ -12,6 +12,7 @@ from tt_utils import (
     assert_bits_equal,
     assert_close,
     assert_equal,
+    cas_counter_kernel,
     is_float,
     numpy_random,
     param_dtypes,
@@ -280,21 +281,9 @@ def test_spin_lock_across_programs(rng):
     assert total[0] == x.sum()
 
 
-@triton.jit
-def _cas_counter_kernel(Z, ITERS: tl.constexpr, COUNTERS: tl.constexpr):
-    # lock-free increment of counter pid % COUNTERS: retry until our CAS wins
-    p = Z + tl.program_id(0) % COUNTERS
-    for _ in range(ITERS):
-        done = 0
-        while done == 0:
-            cur = tl.load(p, volatile=True)
-            prev = tl.atomic_cas(p, cur, cur + 1)
-            done = (prev == cur).to(tl.int32)
-
-
 def test_cas_retry_loop():
     z = np.zeros(1, np.int32)
-    _cas_counter_kernel[(32,)](z, ITERS=20, COUNTERS=1)
+    cas_counter_kernel[(32,)](z, ITERS=20, COUNTERS=1)
     assert z[0] == 32 * 20
 
 
@@ -351,7 +340,7 @@ def test_atomic_cas_16_bit_counters_share_words(path):
     z[...] = [0, 1000, 65000, 7]
     with warnings.catch_warnings():
         warnings.simplefilter("error", triton.TileFallbackWarning)
-        _no_fallback(_cas_counter_kernel[(32,)](z, ITERS=20, COUNTERS=4), path)
+        _no_fallback(cas_counter_kernel[(32,)](z, ITERS=20, COUNTERS=4), path)
     assert_equal(z, np.array([160, 1160, (65000 + 160) % 65536, 167], np.uint16))
     assert_equal(buf[[0, 5]], [0x5A5A, 0x5A5A])
 

@@ -14,6 +14,7 @@ from tt_utils import (
     poisoned,
     tl_dtype,
     to_f64,
+    welford_combine,
 )
 
 import triton_tile as triton
@@ -296,28 +297,20 @@ def test_max_of_zeros_and_of_negatives(dtype, rng):
 
 
 @triton.jit
-def _welford_combine(mean_a, m2_a, w_a, mean_b, m2_b, w_b):
-    w = w_a + w_b
-    delta = mean_b - mean_a
-    frac = tl.where(w == 0.0, 0.0, w_b / w)
-    return mean_a + delta * frac, m2_a + m2_b + delta * delta * w_a * frac, w
-
-
-@triton.jit
 def _welford_kernel(X, Z, M, N, BM: tl.constexpr, BN: tl.constexpr):
     rm = tl.arange(0, BM)
     rn = tl.arange(0, BN)
     mask = (rm[:, None] < M) & (rn[None, :] < N)
     x = tl.load(X + rm[:, None] * N + rn[None, :], mask=mask, other=0.0)
     w = mask.to(tl.float32)
-    mean, m2, weight = tl.reduce((x, tl.zeros_like(x), w), 1, _welford_combine)
+    mean, m2, weight = tl.reduce((x, tl.zeros_like(x), w), 1, welford_combine)
     tl.store(Z + rm, mean, mask=rm < M)
     tl.store(Z + M + rm, m2 / weight, mask=rm < M)
     # keep_dims, and the whole block
-    mk, m2k, wk = tl.reduce((x, tl.zeros_like(x), w), 1, _welford_combine, keep_dims=True)
+    mk, m2k, wk = tl.reduce((x, tl.zeros_like(x), w), 1, welford_combine, keep_dims=True)
     tl.static_assert(len(mk.shape) == 2)
     tl.store(Z + 2 * M + rm[:, None], mk, mask=rm[:, None] < M)
-    ma, m2a, wa = tl.reduce((x, tl.zeros_like(x), w), None, _welford_combine)
+    ma, m2a, wa = tl.reduce((x, tl.zeros_like(x), w), None, welford_combine)
     tl.store(Z + 3 * M, ma)
     tl.store(Z + 3 * M + 1, m2a / wa)
 
