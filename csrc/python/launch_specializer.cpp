@@ -55,6 +55,23 @@ struct Ref {
 
 } // namespace
 
+// Every interned string the rules use, with its text: one list for making and releasing them.
+template <class F> void LaunchSpecializer::eachString(F f) {
+  f(sTorchTypes_, "_TORCH_CUDA_TYPES");
+  f(sDtypeNames_, "_DTYPE_NAMES");
+  f(sConstexpr_, "constexpr");
+  f(sInt_, "int");
+  f(sI32_, "i32");
+  f(sFp32_, "fp32");
+  f(sD_, "D");
+  f(sTorch_, "torch");
+  f(sIsCuda_, "is_cuda");
+  f(sDtype_, "dtype");
+  f(sDataPtr_, "data_ptr");
+  f(sGetDevice_, "get_device");
+  f(sStorageOffset_, "storage_offset");
+}
+
 LaunchSpecializer::LaunchSpecializer(PyObject *plan, PyObject *callback, PyObject *state) {
   Py_ssize_t n = PyTuple_Size(plan);
   if (n < 0) {
@@ -79,19 +96,7 @@ LaunchSpecializer::LaunchSpecializer(PyObject *plan, PyObject *callback, PyObjec
     deviceBufferType_ = attrOrThrow(state, "DeviceBuffer");
     hostBufferType_ = attrOrThrow(state, "HostBuffer");
     elemBytes_ = attrOrThrow(state, "_ELEM_BYTES");
-    sTorchTypes_ = intern("_TORCH_CUDA_TYPES");
-    sDtypeNames_ = intern("_DTYPE_NAMES");
-    sConstexpr_ = intern("constexpr");
-    sInt_ = intern("int");
-    sI32_ = intern("i32");
-    sFp32_ = intern("fp32");
-    sD_ = intern("D");
-    sTorch_ = intern("torch");
-    sIsCuda_ = intern("is_cuda");
-    sDtype_ = intern("dtype");
-    sDataPtr_ = intern("data_ptr");
-    sGetDevice_ = intern("get_device");
-    sStorageOffset_ = intern("storage_offset");
+    eachString([](PyObject *&slot, const char *text) { slot = intern(text); });
     pointerNames_ = PyDict_New();
     if (!pointerNames_) {
       PyErr_Clear();
@@ -106,14 +111,14 @@ LaunchSpecializer::LaunchSpecializer(PyObject *plan, PyObject *callback, PyObjec
 LaunchSpecializer::~LaunchSpecializer() { release(); }
 
 void LaunchSpecializer::release() {
-  for (PyObject **o : {&callback_,       &state_,        &constexprMark_, &deviceBufferType_,
-                       &hostBufferType_, &sTorchTypes_,  &sDtypeNames_,   &sConstexpr_,
-                       &sInt_,           &sI32_,         &sFp32_,         &sD_,
-                       &sTorch_,         &sIsCuda_,      &sDtype_,        &sDataPtr_,
-                       &sGetDevice_,     &pointerNames_, &elemBytes_,     &sStorageOffset_}) {
-    Py_XDECREF(*o);
-    *o = nullptr;
-  }
+  auto drop = [](PyObject *&slot, const char * = nullptr) {
+    Py_XDECREF(slot);
+    slot = nullptr;
+  };
+  eachString(drop);
+  for (PyObject **o : {&callback_, &state_, &constexprMark_, &deviceBufferType_, &hostBufferType_,
+                       &elemBytes_, &pointerNames_})
+    drop(*o);
 }
 
 // ("*" + name) for a dtype name, cached.

@@ -49,6 +49,7 @@ private:
   PyObject *pointerName(PyObject *name) const;
   Fast cudaTensor(PyObject *v, const Param &p, PyObject **key, PyObject **rt) const;
   void release();
+  template <class F> void eachString(F f);
 
   std::vector<Param> params_;
   PyObject *callback_ = nullptr, *state_ = nullptr;
