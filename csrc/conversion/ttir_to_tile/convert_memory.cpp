@@ -359,8 +359,9 @@ Value *Converter::narrowAtomic(const Operation &o, Value *ptr, Value *mask,
                                const std::function<Value *(Value *)> &update) {
   Type pt = ptr->type;
   if (pt.isTensor()) // measured: every tile form hung on an H200 (docs/gpu_perf_notes.md)
-    throw Unsupported{"8/16-bit atomics on a tile (Tile IR atomics take 32/64-bit values; the "
-                      "compare-and-swap loop that emulates them runs for scalars only)"};
+    throw Unsupported{"8/16-bit atomics on a tile (Tile IR atomics take 32/64-bit values; "
+                      "their compare-and-swap emulation runs for scalars only: over a tile it "
+                      "hung on an H200)"};
   int width = pt.element().pointee().bitWidth();
   Type it = pt.withElement(Type::integer(width)), wt = pt.withElement(i32());
   Type at = pt.withElement(i64()), bt = pt.withElement(i1());
