@@ -7,7 +7,30 @@ CPU through the C++ executors, and (with the Tile IR backend) on NVIDIA GPUs.
 __version__ = "0.1.0"  # first: cache keys read it while the package is still importing
 
 # ruff: noqa: E402
-from . import compiler, knobs, language, runtime, testing, tools
+from . import knobs
+
+
+def _load_core_override() -> None:
+    """TRITON_TILE_CORE names another build of the C++ core (a sanitized one, say): it becomes
+    `triton_tile._core` before any module imports the installed one."""
+    path = knobs.core
+    if not path:
+        return
+    import importlib.util
+    import os
+    import sys
+
+    if not os.path.isfile(path):
+        raise ImportError(f"TRITON_TILE_CORE={path!r} is not a file")
+    spec = importlib.util.spec_from_file_location(__name__ + "._core", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+
+
+_load_core_override()
+
+from . import compiler, language, runtime, testing, tools
 from .compiler import CompilationError, compile
 from .runtime import driver
 from .runtime.autotuner import Config, autotune, heuristics

@@ -187,6 +187,10 @@ class Knobs(types.ModuleType):
                   "compile for this GPU (e.g. sm_90) without one present", changes_code=True)
     tileiras = _Env("TRITON_TILE_TILEIRAS", _parse_str, None,
                     "path of the tileiras compiler", changes_code=True)
+    # Development
+    core = _Env("TRITON_TILE_CORE", _parse_str, None,
+                "path of a C++ core module to load instead of the installed one (read once, "
+                "at import: the sanitized build of tools/sanitize.sh)")
 
     @classmethod
     def all(cls) -> Dict[str, _Env]:

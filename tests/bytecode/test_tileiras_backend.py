@@ -162,3 +162,65 @@ def test_real_compile_is_cached(real_tileiras, cache_dir, monkeypatch):
     monkeypatch.setattr(T, "info", no_compiler)  # a hit needs only `--version`
     assert T.compile(vadd_bytecode(), "sm_90") == cubin
     assert T.version() == real_tileiras.version
+
+
+def _toolkit(tmp_path, real, ptxas_exit=None):
+    """A toolkit root in tileiras's layout: bin/tileiras runs the real one, bin/ptxas is the
+    real one or a stand-in that exits with `ptxas_exit`, lib/libnvvm.so.4 the real one."""
+    real_tools = T.toolchain(real.path)
+    root = tmp_path / "toolkit"
+    (root / "bin").mkdir(parents=True)
+    (root / "lib").mkdir()
+    tool = root / "bin" / "tileiras"
+    tool.write_text(f"#!/bin/sh\nexec {shlex.quote(real_tools.tileiras)} \"$@\"\n")
+    ptxas = root / "bin" / "ptxas"
+    if ptxas_exit is None:
+        ptxas.symlink_to(real_tools.ptxas)
+    else:
+        ptxas.write_text(f"#!/bin/sh\necho stand-in ptxas >&2\nexit {ptxas_exit}\n")
+    for f in (tool, ptxas):
+        f.chmod(0o755)
+    (root / "lib" / "libnvvm.so.4").symlink_to(real_tools.libnvvm)
+    return root
+
+
+@pytest.mark.parametrize("var", ["CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"])
+def test_user_cuda_root_does_not_leak_into_tileiras(real_tileiras, cache_dir, monkeypatch,
+                                                    tmp_path, var):
+    # A machine's CUDA toolkit (CUDA_HOME=/usr/local/cuda, say) holds a ptxas too old for the
+    # PTX tileiras writes: tileiras would take it before its own and fail with exit 5.
+    bad = tmp_path / "cuda"
+    (bad / "bin").mkdir(parents=True)
+    (bad / "bin" / "ptxas").write_text("#!/bin/sh\nexit 1\n")
+    (bad / "bin" / "ptxas").chmod(0o755)
+    monkeypatch.setenv(var, str(bad))
+    monkeypatch.setenv("TRITON_ALWAYS_COMPILE", "1")
+    assert T.compile(vadd_bytecode(), "sm_90").startswith(b"\x7fELF")
+
+
+def test_failure_names_the_toolchain(real_tileiras, cache_dir, monkeypatch, tmp_path):
+    # The ptxas beside tileiras fails: the error names it and a command that reproduces.
+    root = _toolkit(tmp_path, real_tileiras, ptxas_exit=1)
+    monkeypatch.setenv("TRITON_TILE_TILEIRAS", str(root / "bin" / "tileiras"))
+    monkeypatch.setenv("TRITON_ALWAYS_COMPILE", "1")
+    with pytest.raises(T.TileirasError) as e:
+        T._run_tileiras(str(root / "bin" / "tileiras"), vadd_bytecode(), "sm_90", 3, 120.0)
+    msg = str(e.value)
+    assert f"ptxas {root}/bin/ptxas" in msg and f"CUDA_HOME={root}" in msg
+    # The command it prints reproduces the failure; with the real ptxas the same layout works.
+    cmd = shlex.split(e.value.command)
+    assert subprocess.run(cmd, capture_output=True).returncode != 0
+    (root / "bin" / "ptxas").unlink()
+    (root / "bin" / "ptxas").symlink_to(T.toolchain(real_tileiras.path).ptxas)
+    assert subprocess.run(cmd, capture_output=True).returncode == 0
+
+
+def test_missing_ptxas_or_libnvvm_is_named(monkeypatch, tmp_path):
+    root = tmp_path / "toolkit"
+    (root / "bin").mkdir(parents=True)
+    tool = root / "bin" / "tileiras"
+    tool.write_text("#!/bin/sh\necho 'Cuda compilation tools, release 13.4, V13.4.92'\n")
+    tool.chmod(0o755)
+    monkeypatch.setenv("TRITON_TILE_TILEIRAS", str(tool))
+    with pytest.raises(T.TileirasError, match="has no ptxas or libnvvm beside it"):
+        T._probe(str(tool))

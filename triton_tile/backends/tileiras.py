@@ -9,6 +9,14 @@ libnvvm); see ``INSTALL_HINT``.
 new tileiras never reuses an old cubin) and a real small kernel (a loop and a view load: an
 empty module proves little, as cutile-rs found), which also tells which bytecode versions work.
 ``compile()`` turns bytecode into a cubin for one exact arch (cubins are arch-exact SASS).
+
+tileiras runs with its own toolchain, whatever the user's environment holds. It looks for
+libnvvm and ptxas under ``$CUDA_HOME`` (also ``CUDA_PATH``, ``CUDA_ROOT``) before the folder it
+lives in, and fails without saying why when they are missing or of another version (CUDA
+13.0's ptxas rejects the PTX 9.4 that tileiras 13.4 writes). So every run sets those three to
+the toolkit root that holds tileiras (``<root>/bin/tileiras``, ``<root>/bin/ptxas``,
+``<root>/lib/libnvvm.so.4`` or ``<root>/nvvm/lib64/libnvvm.so``): the wheel's
+``nvidia/cu13``, a CUDA toolkit, or the three files unpacked anywhere in that layout.
 """
 
 from __future__ import annotations
@@ -108,6 +116,47 @@ def _wheel_tileiras() -> Optional[str]:
     return None
 
 
+@dataclasses.dataclass(frozen=True)
+class Toolchain:
+    """The files one tileiras runs: its root, ptxas and libnvvm (None where missing)."""
+
+    tileiras: str
+    root: str
+    ptxas: Optional[str]
+    libnvvm: Optional[str]
+
+    def env(self) -> Dict[str, str]:
+        """The environment tileiras runs in: the caller's, with the CUDA roots set to ours."""
+        env = dict(os.environ)
+        for name in ("CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"):
+            env[name] = self.root
+        return env
+
+    def describe(self) -> str:
+        return (f"tileiras {self.tileiras}, ptxas {self.ptxas or '(missing)'}, "
+                f"libnvvm {self.libnvvm or '(missing)'}")
+
+    def missing(self) -> Tuple[str, ...]:
+        return tuple(name for name, f in (("ptxas", self.ptxas), ("libnvvm", self.libnvvm))
+                     if f is None)
+
+
+def toolchain(path: str) -> Toolchain:
+    """Where the tileiras at `path` finds ptxas and libnvvm once CUDA_HOME is its root."""
+    real = os.path.realpath(path)
+    root = os.path.dirname(os.path.dirname(real))
+
+    def first(*cands):
+        return next((c for c in cands if os.path.isfile(c)), None)
+
+    ptxas = first(os.path.join(root, "bin", "ptxas"))
+    libnvvm = first(os.path.join(root, "nvvm", "lib64", "libnvvm.so"),
+                    os.path.join(root, "lib", "libnvvm.so.4"),
+                    os.path.join(root, "nvvm", "lib64", "libnvvm.so.4"),
+                    os.path.join(root, "lib64", "libnvvm.so.4"))
+    return Toolchain(real, root, ptxas, libnvvm)
+
+
 def _require_tileiras() -> str:
     path = find_tileiras()
     if path is None:
@@ -141,7 +190,7 @@ def _version(path: str) -> Tuple[str, str]:
     if path not in _versions:
         try:
             run = subprocess.run([path, "--version"], capture_output=True, text=True,
-                                 timeout=60)
+                                 timeout=60, env=toolchain(path).env())
         except (OSError, subprocess.TimeoutExpired) as e:
             raise TileirasError(f"cannot run {path} --version: {e}") from None
         version = run.stdout.strip()
@@ -155,11 +204,16 @@ def _version(path: str) -> Tuple[str, str]:
 
 def _probe(path: str) -> TileirasInfo:
     version, short = _version(path)
+    tools = toolchain(path)
+    if tools.missing():
+        raise TileirasError(f"tileiras {short} at {path} has no {' or '.join(tools.missing())} "
+                            f"beside it ({tools.describe()}); it needs the ones of its own "
+                            f"version: {INSTALL_HINT}")
     # Which of our versions it reads: --list-versions (13.4+) says, one probe compile proves the
     # toolchain works; without the flag, the probe kernel decides version by version.
     try:
         listed = subprocess.run([path, "--list-versions"], capture_output=True, text=True,
-                                timeout=60)
+                                timeout=60, env=toolchain(path).env())
         listed_ok = listed.returncode == 0 and bool(listed.stdout.split())
     except (OSError, subprocess.TimeoutExpired):
         listed_ok = False
@@ -177,9 +231,10 @@ def _probe(path: str) -> TileirasInfo:
         except TileirasError as e:
             failure = e
     if not working:
-        raise TileirasError(f"{path} ({short}) cannot compile a minimal kernel at bytecode "
-                            f"{'/'.join(to_probe) or 'none of ' + '/'.join(OUR_VERSIONS)}; "
-                            f"are nvcc/nvvm pinned to its version? ({INSTALL_HINT})\n{failure}",
+        raise TileirasError(f"tileiras {short} cannot compile a minimal kernel at bytecode "
+                            f"{'/'.join(to_probe) or 'none of ' + '/'.join(OUR_VERSIONS)} "
+                            f"({tools.describe()}); ptxas and libnvvm must be of tileiras's "
+                            f"version ({INSTALL_HINT})\n{failure}",
                             stderr=failure.stderr if failure else "")
     if listed_ok:
         working = candidates
@@ -232,9 +287,11 @@ def _run_tileiras(tool: str, bytecode: bytes, arch: str, opt_level: int, timeout
     with open(src, "wb") as f:
         f.write(bytecode)
     cmd = [tool, "--gpu-name", arch, f"-O{opt_level}", src, "-o", out]
-    repro = shlex.join(cmd)
+    tools = toolchain(tool)
+    repro = shlex.join(["env", f"CUDA_HOME={tools.root}", *cmd])
     try:
-        run = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        run = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
+                             env=tools.env())
     except subprocess.TimeoutExpired as e:
         stderr = e.stderr.decode(errors="replace") if isinstance(e.stderr, bytes) else ""
         raise TileirasError(f"tileiras timed out after {timeout:g} s compiling the {what} for "
@@ -248,7 +305,8 @@ def _run_tileiras(tool: str, bytecode: bytes, arch: str, opt_level: int, timeout
         # Keep the input so the failure can be reproduced and reported.
         stderr = run.stderr.strip() or run.stdout.strip() or "(no output)"
         raise TileirasError(f"tileiras failed (exit {run.returncode}) compiling the {what} for "
-                            f"{arch}:\n{stderr}\n  input kept: {src}\n  reproduce: {repro}",
+                            f"{arch}:\n{stderr}\n  toolchain: {tools.describe()}\n"
+                            f"  input kept: {src}\n  reproduce: {repro}",
                             stderr=run.stderr, kept_file=src, command=repro,
                             returncode=run.returncode)
     shutil.rmtree(work, ignore_errors=True)
