@@ -6,7 +6,8 @@ The kernel tests (tests/language, tests/examples, tests/gpu) run once per execut
 
 The autouse fixture ``path`` sets ENABLE_TILE for the test ("0" for ptx, "1" for tile); the
 runtime reads ENABLE_TILE at launch, so one test body covers both paths. Tests outside the
-kernel directories are not parametrized and see the environment untouched.
+kernel directories are not parametrized and see the environment untouched. With
+``--device cuda`` the same kernel test bodies launch on the GPU (tests/device_mode.py).
 
 Shared helpers live in tests/tt_utils.py (``from tt_utils import numpy_random, poisoned, ...``).
 """
@@ -18,7 +19,7 @@ import zlib
 import numpy as np
 import pytest
 
-# The execution paths every kernel test runs on. Add "tile" here when the Tile IR path lands.
+# The execution paths every kernel test runs on: the TTIR executor and the Tile IR path.
 PATHS = ["ptx", "tile"]
 # tests/gpu runs both GPU paths: Tile IR through tileiras, PTX through stock Triton.
 GPU_PATHS = ["tile", "ptx"]
@@ -30,6 +31,7 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 if _HERE not in sys.path:
     sys.path.insert(0, _HERE)
 
+import device_mode  # noqa: E402
 from tt_utils import ml_dtypes, requires_ml_dtypes  # noqa: E402,F401
 
 # CI proves our bytecode is real: with TRITON_TILE_ASSEMBLE_SUITE=sm_90,sm_100 the Tile IR of
@@ -39,8 +41,13 @@ ASSEMBLE_ARCHS = [a for a in os.environ.get("TRITON_TILE_ASSEMBLE_SUITE", "").sp
 _assembled = None
 
 
+def pytest_addoption(parser):
+    device_mode.pytest_addoption(parser)
+
+
 def pytest_configure(config):
     global _assembled
+    device_mode.pytest_configure(config)
     # Compiled kernels go to a fresh cache per session (not the user's ~/.triton_tile), unless
     # the caller chose one.
     if "TRITON_TILE_CACHE_DIR" not in os.environ:
@@ -105,6 +112,11 @@ def path(request, monkeypatch):
     if p is None:
         return None
     monkeypatch.setenv("ENABLE_TILE", "1" if p == "tile" else "0")
+    device = request.config.getoption("--device")
+    rel = os.path.relpath(str(request.node.path), _HERE)
+    if device != "cpu" and rel.split(os.sep)[0] != "gpu":
+        device_mode.skip_if_cpu_only(request.node)
+        device_mode.install(monkeypatch, device)
     return p
 
 

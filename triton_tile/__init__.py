@@ -50,10 +50,17 @@ _allocator = None
 
 
 def set_allocator(allocator) -> None:
-    """Kernels that build tensor descriptors on the device ask this for scratch memory on a GPU;
-    the CPU executors allocate their own, so the allocator is only recorded."""
+    """Kernels that build tensor descriptors on the device ask this for scratch memory on a GPU.
+    The CPU executors and the Tile path need none; the GPU's PTX path runs stock Triton, which
+    gets the allocator too (as in Triton, it holds for the calling thread's context)."""
     global _allocator
     _allocator = allocator
+    import importlib.util
+
+    if importlib.util.find_spec("triton") is not None:
+        import triton
+
+        triton.set_allocator(allocator)
 
 
 __all__ = [

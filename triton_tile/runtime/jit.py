@@ -441,6 +441,8 @@ class JITFunction(KernelInterface):
                               cc.executor_args(sp.flatten_runtime(runtime)))
             else:
                 kernel.launch_device(cc.normalize_grid(grid), runtime, buf, bound, opt_kw)
+        elif buf is not None and hasattr(kernel, "warmup_device"):
+            kernel.warmup_device(grid, bound, opt_kw)
         if stock is not None and getattr(kernel, "path_of_stock", False):
             kernel.ran(stock)
             self._by_stock[(id(stock), id(options))] = (stock, kernel)
