@@ -26,6 +26,7 @@ def _load_core_override() -> None:
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
+    globals()["_core"] = module
 
 
 _load_core_override()

@@ -288,8 +288,12 @@ class PTXGPUKernel(cc.CompiledKernel):
 
     def warmup_device(self, grid, bound, opt_kw) -> None:
         """`kernel.warmup(...)` on CUDA arrays: stock Triton compiles (ttgir, llir, ptx,
-        cubin: `asm` shows them) and nothing runs."""
-        twin = twin_of(self._jit_fn)
+        cubin: `asm` shows them) and nothing runs. Without stock Triton there is nothing to
+        compile with; the first launch raises the ImportError that says how to get it."""
+        try:
+            twin = twin_of(self._jit_fn)
+        except ImportError:
+            return
         self._stock = warmup_twin(twin, grid, [arg_to_stock(a) for a in bound], opt_kw)
 
     def launch(self, grid, args) -> None:

@@ -127,10 +127,8 @@ class Toolchain:
 
     def env(self) -> Dict[str, str]:
         """The environment tileiras runs in: the caller's, with the CUDA roots set to ours."""
-        env = dict(os.environ)
-        for name in ("CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"):
-            env[name] = self.root
-        return env
+        return knobs.child_environment(CUDA_HOME=self.root, CUDA_PATH=self.root,
+                                       CUDA_ROOT=self.root)
 
     def describe(self) -> str:
         return (f"tileiras {self.tileiras}, ptxas {self.ptxas or '(missing)'}, "

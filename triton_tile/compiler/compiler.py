@@ -36,7 +36,11 @@ KernelMetadata = collections.namedtuple("KernelMetadata", [
     "name", "hash", "target", "path", "fallback_reason", "num_warps", "num_stages", "num_ctas",
     "occupancy", "maxnreg", "shared", "debug", "enable_fp_fusion", "default_dot_input_precision",
     "tile_accesses",  # Tile path: (op, location, raised to a view?, why / which view) per access
-])
+    # GPU Tile path: the tileiras that made the cubin, the bytecode version it read, and where
+    # the compile's seconds went ({"frontend", "tileir", "tilebc", "cubin", "load"} or
+    # {"cache"}); None elsewhere.
+    "tileiras", "bytecode_version", "compile_times",
+], defaults=(None, None, None))
 
 
 class CompiledKernel:
