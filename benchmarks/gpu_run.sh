@@ -13,7 +13,7 @@
 # 3. empty caches (ours and stock Triton's): every kernel compiles at its first launch.
 # 4. STEPS (default: all, in this order):
 #      probe  benchmarks/env_probe.py and tools.check: the process's C++ environment, tileiras
-#      gpu    tests/gpu on both paths
+#      gpu    tests/gpu on both paths (PATHS="tile ptx")
 #      suite  the kernel suite (tests/language, tests/examples) with --device cuda, both paths
 #      launch benchmarks/launch_overhead.py
 #      bench  the benchmark table (LEAN=1: only the configs a user tunes), cold compile column
@@ -73,20 +73,21 @@ for step in $STEPS; do
     $PY -m triton_tile.tools.check 2>&1 | tee "$L/check.txt" | tail -25
     ;;
   gpu)
-    for p in tile ptx; do
+    for p in ${PATHS:-tile ptx}; do
       stamp "tests/gpu, $p path"
-      $PY -m pytest -q tests/gpu -k "$p" -p no:cacheprovider -rfEs --timeout=300 \
-        > "$L/gpu_$p.log" 2>&1
+      timeout -k 10 "${GPU_TIMEOUT:-200}" $PY -m pytest -q tests/gpu -k "$p" -p no:cacheprovider \
+        -rfEs -n "${WORKERS:-12}" --timeout=300 > "$L/gpu_$p.log" 2>&1
       grep -E "^(FAILED|ERROR)|Fatal|Segmentation" "$L/gpu_$p.log" | cut -c1-220
       SUMMARY+=("tests/gpu $p: $(tail -1 "$L/gpu_$p.log")")
       echo "  ${SUMMARY[-1]}"
     done
     ;;
   suite)
-    for p in tile ptx; do
+    for p in ${PATHS:-tile ptx}; do
       stamp "kernel suite on the GPU, $p path"
-      $PY -m pytest -q tests/language tests/examples --device cuda -k "$p" -p no:cacheprovider \
-        -n "${WORKERS:-12}" --timeout=300 -rfE > "$L/suite_$p.log" 2>&1
+      timeout -k 10 "${SUITE_TIMEOUT:-300}" $PY -m pytest -q tests/language tests/examples \
+        --device cuda -k "$p" -p no:cacheprovider -n "${WORKERS:-12}" --timeout=300 -rfE \
+        > "$L/suite_$p.log" 2>&1
       grep -E "^(FAILED|ERROR)|Fatal|Segmentation|crashed" "$L/suite_$p.log" | cut -c1-220 | head -40
       SUMMARY+=("kernel suite (--device cuda) $p: $(tail -1 "$L/suite_$p.log")")
       echo "  ${SUMMARY[-1]}"
