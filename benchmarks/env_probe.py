@@ -53,6 +53,27 @@ def where(symbol: str) -> str:
     return (info.dli_fname or b"?").decode()
 
 
+def _run_probe(lib: str, imports) -> str:
+    """Loads the probe in a child process that imports `imports` first (a crash is reported,
+    not suffered); the libstdc++ files mapped there, and the probe's answer or exit code."""
+    code = ("import ctypes, importlib\n"
+            f"for name in {tuple(imports)!r}:\n"
+            "    try:\n"
+            "        importlib.import_module(name)\n"
+            "    except ImportError:\n"
+            "        pass\n"
+            "import sys\n"
+            "if 'torch' in sys.modules and sys.modules['torch'].cuda.is_available():\n"
+            "    sys.modules['torch'].zeros(1, device='cuda')\n"
+            "maps = sorted({l.split()[-1] for l in open('/proc/self/maps') if 'libstdc++' in l})\n"
+            f"p = ctypes.CDLL({lib!r}); p.tt_probe_stream.restype = ctypes.c_long\n"
+            "print(maps, 'ok' if p.tt_probe_stream(ctypes.c_long(12345)) == 9 else 'WRONG')")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    if run.returncode != 0:
+        return f"CRASHED (exit {run.returncode}) {run.stdout.strip()} {run.stderr.strip()[-300:]}"
+    return run.stdout.strip()
+
+
 def main() -> int:
     imported = []
     for name in ("torch", "triton", "triton_tile"):
@@ -73,28 +94,25 @@ def main() -> int:
     print("CXX/CXXFLAGS/LDFLAGS:", {k: os.environ.get(k) for k in ("CXX", "CXXFLAGS", "LDFLAGS")})
     for what, sym in SYMBOLS.items():
         print(f"  {what:34s} from {where(sym)}")
+    cxx = os.environ.get("CXX", "g++")
+    version = subprocess.run([cxx, "--version"], capture_output=True, text=True).stdout
+    lib_of_cxx = subprocess.run([cxx, "-print-file-name=libstdc++.so.6"], capture_output=True,
+                                text=True).stdout.strip()
+    print(f"compiler {cxx}: {version.splitlines()[0] if version else '?'}; its libstdc++: "
+          f"{os.path.realpath(lib_of_cxx)}")
+    print("LD_LIBRARY_PATH:", os.environ.get("LD_LIBRARY_PATH"))
     work = tempfile.mkdtemp(prefix="tt_env_probe_")
-    src, lib = os.path.join(work, "probe.cpp"), os.path.join(work, "probe.so")
+    src = os.path.join(work, "probe.cpp")
     with open(src, "w") as f:
         f.write(PROBE)
-    cxx = os.environ.get("CXX", "g++")
-    subprocess.run([cxx, "-O1", "-shared", "-fPIC", src, "-o", lib], check=True)
-    # In a child process that imports the same: if the probe crashes, we still report.
-    code = ("import ctypes, importlib\n"
-            "for name in ('torch', 'triton', 'triton_tile'):\n"
-            "    try:\n"
-            "        importlib.import_module(name)\n"
-            "    except ImportError:\n"
-            "        pass\n"
-            "try:\n"
-            "    import torch\n"
-            "    torch.cuda.is_available() and torch.zeros(1, device='cuda')\n"
-            "except ImportError:\n"
-            "    pass\n"
-            f"p = ctypes.CDLL({lib!r}); p.tt_probe_stream.restype = ctypes.c_long\n"
-            "print('  probe: ostringstream << long ->', p.tt_probe_stream(ctypes.c_long(12345)))")
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    print(run.stdout.rstrip() or "", run.stderr.strip()[-500:], f"(exit {run.returncode})")
+    for how, flags in (("shared libstdc++", []),
+                       ("static libstdc++ (how the core links)",
+                        ["-static-libstdc++", "-Wl,--exclude-libs,ALL"])):
+        lib = os.path.join(work, f"probe{len(flags)}.so")
+        subprocess.run([cxx, "-O1", "-shared", "-fPIC", src, "-o", lib, *flags], check=True)
+        for imports in (("torch", "triton", "triton_tile"), ()):
+            print(f"  probe built with {how}, process importing {imports or 'nothing'}:",
+                  _run_probe(lib, imports))
     return 0
 
 

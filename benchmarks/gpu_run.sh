@@ -86,9 +86,10 @@ for step in $STEPS; do
     for p in ${PATHS:-tile ptx}; do
       stamp "kernel suite on the GPU, $p path"
       timeout -k 10 "${SUITE_TIMEOUT:-300}" $PY -m pytest -q tests/language tests/examples \
-        --device cuda -k "$p" -p no:cacheprovider -n "${WORKERS:-12}" --timeout=300 -rfE \
-        > "$L/suite_$p.log" 2>&1
-      grep -E "^(FAILED|ERROR)|Fatal|Segmentation|crashed" "$L/suite_$p.log" | cut -c1-220 | head -40
+        --device cuda -k "$p" -p no:cacheprovider -n "${WORKERS:-12}" --timeout=120 \
+        --timeout-method=thread -v -rfE > "$L/suite_$p.log" 2>&1
+      grep -E "^(FAILED|ERROR)|Fatal|Segmentation|crashed|Timeout" "$L/suite_$p.log" | cut -c1-200 \
+        | head -30
       SUMMARY+=("kernel suite (--device cuda) $p: $(tail -1 "$L/suite_$p.log")")
       echo "  ${SUMMARY[-1]}"
     done

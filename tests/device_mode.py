@@ -14,6 +14,9 @@ Read-only arrays go up and never come back.
 and keeps this module honest in CI (a launch that wrote the original instead of the copy has
 its results overwritten by the copy-back, and the test fails).
 
+Run it under pytest-xdist (`-n 8`): a kernel that makes an illegal access leaves its process's
+CUDA context unusable, so the process ends there and xdist starts another for the rest.
+
 Tests that check what only a CPU executor does (its bounds checks, device_print's text, the
 CPU's asm) carry `@pytest.mark.cpu_only("why")` and skip under a device.
 """
@@ -123,6 +126,23 @@ class Mover:
             alloc.copy_back()
 
 
+# CUDA errors after which the process's context is unusable: every later test in it would fail.
+_STICKY = ("illegal memory access", "illegal instruction", "misaligned address",
+           "unspecified launch failure", "an illegal", "hardware exception")
+
+
+def _exit_if_sticky(e: Exception) -> None:
+    """A sticky CUDA error ends the process, so that under pytest-xdist (how `--device cuda` is
+    meant to run: `-n 8`) the worker restarts and only this test fails."""
+    if any(s in str(e) for s in _STICKY):
+        import os
+        import sys
+
+        print(f"\n--device: sticky CUDA error, ending this worker: {e}", file=sys.stderr,
+              flush=True)
+        os._exit(70)
+
+
 def install(monkeypatch, device: str) -> None:
     """Routes every `JITFunction.run` launch through a Mover for `device`."""
     from triton_tile.runtime import jit
@@ -133,12 +153,15 @@ def install(monkeypatch, device: str) -> None:
         if warmup:
             return original(self, *args, grid=grid, warmup=warmup, **kwargs)
         mover = Mover(device)
-        args = [mover.arg(a) for a in args]
-        kwargs = {k: mover.arg(v) for k, v in kwargs.items()}
         try:
-            return original(self, *args, grid=grid, warmup=warmup, **kwargs)
-        finally:
+            args = [mover.arg(a) for a in args]
+            kwargs = {k: mover.arg(v) for k, v in kwargs.items()}
+            result = original(self, *args, grid=grid, warmup=warmup, **kwargs)
             mover.finish()
+        except Exception as e:
+            _exit_if_sticky(e)
+            raise
+        return result
 
     monkeypatch.setattr(jit.JITFunction, "run", run)
 
