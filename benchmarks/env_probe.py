@@ -53,7 +53,7 @@ def where(symbol: str) -> str:
     return (info.dli_fname or b"?").decode()
 
 
-def _run_probe(lib: str, imports) -> str:
+def _run_probe(lib: str, imports, debug: bool = False) -> str:
     """Loads the probe in a child process that imports `imports` first (a crash is reported,
     not suffered); the libstdc++ files mapped there, and the probe's answer or exit code."""
     code = ("import ctypes, importlib\n"
@@ -63,12 +63,19 @@ def _run_probe(lib: str, imports) -> str:
             "    except ImportError:\n"
             "        pass\n"
             "import sys\n"
-            "if 'torch' in sys.modules and sys.modules['torch'].cuda.is_available():\n"
+            f"if 'torch' in sys.modules and {'nocuda' not in imports} and "
+            "sys.modules['torch'].cuda.is_available():\n"
             "    sys.modules['torch'].zeros(1, device='cuda')\n"
             "maps = sorted({l.split()[-1] for l in open('/proc/self/maps') if 'libstdc++' in l})\n"
             f"p = ctypes.CDLL({lib!r}); p.tt_probe_stream.restype = ctypes.c_long\n"
             "print(maps, 'ok' if p.tt_probe_stream(ctypes.c_long(12345)) == 9 else 'WRONG')")
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    env = dict(os.environ, LD_DEBUG="bindings,libs") if debug else None
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    if debug:
+        keep = [line.strip() for line in run.stderr.splitlines()
+                if "probe" in line and ("binding" in line or "calling init" in line)
+                or "libstdc++" in line and "find library" in line]
+        return "\n".join(f"    {line}" for line in keep[:60])
     if run.returncode != 0:
         return f"CRASHED (exit {run.returncode}) {run.stdout.strip()} {run.stderr.strip()[-300:]}"
     return run.stdout.strip()
@@ -110,9 +117,16 @@ def main() -> int:
                         ["-static-libstdc++", "-Wl,--exclude-libs,ALL"])):
         lib = os.path.join(work, f"probe{len(flags)}.so")
         subprocess.run([cxx, "-O1", "-shared", "-fPIC", src, "-o", lib, *flags], check=True)
-        for imports in (("torch", "triton", "triton_tile"), ()):
+        sets = [("torch", "triton", "triton_tile"), ()]
+        if not flags:  # which import breaks it
+            sets += [("torch",), ("triton",), ("triton_tile",), ("torch", "nocuda"),
+                     ("numpy",)]
+        for imports in sets:
             print(f"  probe built with {how}, process importing {imports or 'nothing'}:",
                   _run_probe(lib, imports))
+        if not flags:  # where the probe's stream calls bind, with numpy imported
+            print("  bindings of the shared-libstdc++ probe (LD_DEBUG), numpy imported:")
+            print(_run_probe(lib, ("numpy",), debug=True))
     return 0
 
 

@@ -364,8 +364,15 @@ def _value(run: Optional[dict]) -> str:
     return f"{run['value']:.1f}" + ("" if run["ok"] else " WRONG")
 
 
+_REPORTED = set()
+
+
 def _stages(kernel) -> str:
-    """Where the Tile path's cold compile went, e.g. `fe .05 ir .01 bc .02 ras 1.4 ld .01`."""
+    """Where the Tile path's cold compile went, e.g. `fe .05 ir .01 bc .02 ras 1.4 ld .01`;
+    `reused` for a kernel an earlier case of the process compiled."""
+    if id(kernel) in _REPORTED:
+        return "reused"
+    _REPORTED.add(id(kernel))
     times = getattr(kernel.metadata, "compile_times", None) or {}
     short = {"frontend": "fe", "tileir": "ir", "tilebc": "bc", "probe": "probe",
              "cubin": "ras", "load": "ld", "cache": "cache"}
