@@ -106,8 +106,9 @@ class Mover:
             if alloc is None:
                 alloc = self.allocations[id(owner)] = _Allocation(owner, self.device)
             return alloc.view(v)
-        if type(v) is tuple:
-            return tuple(self.arg(x) for x in v)
+        if isinstance(v, tuple):  # namedtuples keep their type
+            items = [self.arg(x) for x in v]
+            return type(v)(*items) if hasattr(v, "_fields") else tuple(items)
         if type(v).__module__.startswith("triton_tile") and hasattr(v, "base"):
             # TensorDescriptor / TensorWrapper over a host array: the same over its device copy.
             import copy
