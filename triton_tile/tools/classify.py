@@ -539,16 +539,22 @@ def written_params(module, name: str, arg_names: List[str], param_types) -> List
     parameter order: each write's address is followed back through pointer arithmetic,
     splats, loops and ifs to the function arguments it starts from. `param_types` has one
     type string per parameter ("constexpr" for those folded away), as the signature."""
+    found = written_param_indices(module, name, param_types)
+    return [n for i, n in enumerate(arg_names) if i in found]
+
+
+def written_param_indices(module, name: str, param_types) -> Set[int]:
+    """written_params by parameter position: what a launch checks is writable."""
     func = module.func(name)
-    owner: Dict[int, str] = {}
+    owner: Dict[int, int] = {}
     args = func.region(0).blocks[0].args
     i = 0
-    for pname, t in zip(arg_names, param_types):
+    for pnum, t in enumerate(param_types):
         for _ in range(_flat_count(t)):
-            owner[args[i].id] = pname
+            owner[args[i].id] = pnum
             i += 1
     g = _Graph(func)
-    found: Set[str] = set()
+    found: Set[int] = set()
     seen: Set[int] = set()
     todo = [op.operands[0] for op in g.ops if op.name in _WRITES]
     while todo:
@@ -574,7 +580,7 @@ def written_params(module, name: str, arg_names: List[str], param_types) -> List
                          for b in op.region(i).blocks if b.ops and len(b.ops[-1].operands) > k]
             else:
                 todo += [x for x in op.operands if _pointer_like(x.type)]
-    return [n for n in arg_names if n in found]
+    return found
 
 
 # --- the workflow's advice and configs ------------------------------------------------------
