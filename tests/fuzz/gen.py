@@ -78,7 +78,18 @@ class Output:
     t: str
     expected: np.ndarray  # float64 for floats, the dtype for ints
     tol: Optional[np.ndarray] = None  # per element, floats only
-    init: str = "poison"  # or "zero": accumulators of atomics
+    init: str = "poison"  # or "zero": accumulators of atomics; or an array: its start value
+    region: Optional[Tuple[slice, ...]] = None  # the part compared (padded rows: the rest)
+
+
+@dataclass
+class Desc:
+    """A TensorDescriptor argument, made at launch over the array the factory returns."""
+
+    base: np.ndarray
+    shape: List[int]
+    strides: List[int]
+    block: List[int]
 
 
 @dataclass
@@ -158,9 +169,9 @@ def _bin_model(op: str, t: str, fa, fb) -> Callable:
             elif op == "/":  # x / (|y| + 1): the divisor is at least 1
                 v, mag = x.v / rounded(np.abs(y.v) + 1, t), x.mag
             elif op == "max":
-                v, mag = np.maximum(x.v, y.v), np.maximum(x.mag, y.mag)
+                v, mag = np.fmax(x.v, y.v), np.maximum(x.mag, y.mag)  # maxnum: NaN loses
             else:
-                v, mag = np.minimum(x.v, y.v), np.maximum(x.mag, y.mag)
+                v, mag = np.fmin(x.v, y.v), np.maximum(x.mag, y.mag)
             v = rounded(v, t)
             return Val(v, np.maximum(mag, np.abs(v)), x.ops + y.ops + 1,
                        max(x.eps, y.eps, EPS[t]))
@@ -647,7 +658,201 @@ def atomics(seed: int, rng: random.Random, nrng: np.random.Generator) -> Case:
                    {"BLOCK": block}, (-(-n // block),), [out])
 
 
-TEMPLATES = [(elementwise, 5), (reduce2d, 3), (loop, 1), (reshape, 1), (dot, 2), (atomics, 2)]
+def tiles(seed: int, rng: random.Random, nrng: np.random.Generator) -> Case:
+    """2-D tiles read and written through block pointers or tensor descriptors (the Tile
+    path's views), over odd shapes with padded row strides, possibly stored transposed in
+    memory, with a loop advancing along the rows (a running row sum) or a plain copy."""
+    t = rng.choice(["fp32", "fp16", "i32", "i8"] + (["bf16"] if _BF16 else []))
+    style = rng.choice(["blockptr", "blockptr", "desc"])
+    m, n = rng.choice([1, 7, 16, 33, 50]), rng.choice([3, 16, 31, 40, 64])
+    bm, bn = rng.choice([8, 16, 32]), rng.choice([8, 16, 32])
+    es = NP[t].itemsize
+    align = 16 // es  # descriptors: 16-byte row strides
+    ld = -(-n // align) * align + rng.choice([0, align])
+    op = rng.choice(["copy", "rowsum"])
+    colmajor = style == "blockptr" and rng.random() < 0.3
+    data = random_input(nrng, t, (m, n))
+    if not is_float(t):
+        data = (data % 50).astype(NP[t])
+    acc_t = "fp32" if is_float(t) else "i32"
+    if colmajor:  # x[i, j] at i + j * ldt: a column-major array
+        ldt = m + rng.choice([0, 3])
+        base = random_input(nrng, t, (n, ldt))
+        base[:, :m] = data.T
+        shape_strides = "shape=(m, n), strides=(1, ldt)"
+        order = "(0, 1)"
+    else:
+        base = random_input(nrng, t, (m, ld))
+        base[:, :n] = data
+        shape_strides = "shape=(m, n), strides=(ld, 1)"
+        order = "(1, 0)"
+    args: Dict[str, Any] = {"m": m, "n": n}
+    params = []
+    lines = ["pid_m = tl.program_id(0)", "pid_n = tl.program_id(1)"]
+    x64 = data.astype(np.float64) if is_float(t) else data.astype(np.int64)
+    if style == "desc":
+        args["x_desc"] = Desc(base, [m, n], [ld, 1], [bm, bn])
+        params.append("x_desc")
+        load = "x_desc.load([pid_m * BM, col])"
+    else:
+        args["x_ptr"] = base
+        args["ld"] = ld if not colmajor else 1
+        args["ldt"] = ldt if colmajor else 1
+        params += ["x_ptr", "ld", "ldt"]
+        lines.append(f"xp = tl.make_block_ptr(x_ptr, {shape_strides}, offsets=(pid_m * BM, "
+                     f"pid_n * BN), block_shape=(BM, BN), order={order})")
+        load = "tl.load(xp, boundary_check=(0, 1), padding_option='zero')"
+    outputs = []
+    if op == "copy":
+        lines.insert(2, "col = pid_n * BN")
+        lines.append(f"x = {load}")
+        expr = "x * 3 - 1" if is_float(t) else "x + x"
+        exp = x64 * 3 - 1 if is_float(t) else (x64 + x64).astype(NP[t])
+        if is_float(t):
+            exp = rounded(exp, t)
+        ldo = -(-n // align) * align
+        out_base = np.empty((m, ldo), NP[t])
+        if style == "desc":
+            args["o_desc"] = Desc(out_base, [m, n], [ldo, 1], [bm, bn])
+            params.append("o_desc")
+            lines.append(f"o_desc.store([pid_m * BM, col], {expr})")
+            name = "o_desc#base"
+        else:
+            args["o_ptr"] = out_base
+            args["ldo"] = ldo
+            params += ["o_ptr", "ldo"]
+            lines.append("op = tl.make_block_ptr(o_ptr, shape=(m, n), strides=(ldo, 1), "
+                         "offsets=(pid_m * BM, pid_n * BN), block_shape=(BM, BN), order=(1, 0))")
+            lines.append(f"tl.store(op, ({expr}).to(o_ptr.dtype.element_ty), "
+                         "boundary_check=(0, 1))")
+            name = "o_ptr"
+        tol = EPS[t] * 8 * (np.abs(x64) * 3 + 1) + 1e-300 if is_float(t) else None
+        outputs.append(Output(name, t, exp, tol, region=(slice(0, m), slice(0, n))))
+        grid = (-(-m // bm), -(-n // bn))
+    else:  # a loop along the rows: the row sums of the tile's rows
+        lines.insert(2, "col = 0")
+        lines.append(f"acc = tl.zeros([BM], dtype={TL[acc_t]})")
+        if style == "desc":
+            lines.append("for k in range(0, n, BN):")
+            lines.append(f"    x = x_desc.load([pid_m * BM, k]).to({TL[acc_t]})")
+            lines.append("    acc += tl.sum(x, axis=1)")
+        else:
+            lines.append("for k in range(0, n, BN):")
+            lines.append(f"    x = {load}.to({TL[acc_t]})")
+            lines.append("    acc += tl.sum(x, axis=1)")
+            lines.append("    xp = tl.advance(xp, (0, BN))")
+        lines.append("rows = pid_m * BM + tl.arange(0, BM)")
+        lines.append("tl.store(out_ptr + rows, acc, mask=rows < m)")
+        args["out_ptr"] = np.empty(m, NP[acc_t])
+        params.append("out_ptr")
+        exp = x64.sum(axis=1)
+        tol = EPS["fp32"] * 8 * (n + 2) * np.abs(x64).sum(axis=1) + 1e-300 if is_float(t) \
+            else None
+        outputs.append(Output("out_ptr", acc_t, exp if is_float(t) else exp.astype(np.int32),
+                              tol))
+        grid = (-(-m // bm), 1)
+    params = params + ["m", "n", "BM: tl.constexpr", "BN: tl.constexpr"]
+    return _finish(seed, f"tiles-{style}-{op}-{t}{'-colmajor' if colmajor else ''}",
+                   "\n".join(lines), params, args, {"BM": bm, "BN": bn}, grid, outputs)
+
+
+def combine(seed: int, rng: random.Random, nrng: np.random.Generator) -> Case:
+    """tl.reduce and tl.associative_scan with combine functions of the kernel's own, and a
+    reversed cumsum / cumprod, along either axis of a masked 2-D tile."""
+    m, n = rng.choice([1, 5, 16, 31]), rng.choice([2, 9, 16, 33])
+    bm, bn = 1 << (m - 1).bit_length(), 1 << (n - 1).bit_length()
+    axis = rng.choice([0, 1])
+    op = rng.choice(["absmax", "scan_max", "rev_cumsum", "cumprod"])
+    data = nrng.uniform(-2, 2, (m, n)).astype(np.float32)
+    if op == "cumprod":
+        data = nrng.uniform(0.8, 1.25, (m, n)).astype(np.float32)
+    x64 = data.astype(np.float64)
+    lines = ["rm = tl.arange(0, BM)", "rn = tl.arange(0, BN)",
+             "mask = (rm[:, None] < m) & (rn[None, :] < n)",
+             "x = tl.load(x_ptr + rm[:, None] * n + rn[None, :], mask=mask, other=0)"]
+    helpers = ""
+    if op == "absmax":
+        helpers = ("@triton.jit\ndef absmax(a, b):\n"
+                   "    return tl.where(tl.abs(a) >= tl.abs(b), a, b)\n\n\n")
+        lines.append(f"r = tl.reduce(x, {axis}, absmax)")
+        idx = np.argmax(np.abs(x64), axis=axis)
+        exp = np.take_along_axis(x64, np.expand_dims(idx, axis), axis).squeeze(axis)
+        # ties of |a| == |b| with opposite signs are the combine's order: inputs avoid them
+        size = m if axis == 1 else n
+        store = "tl.store(out_ptr + rm, r, mask=rm < m)" if axis == 1 else \
+            "tl.store(out_ptr + rn, r, mask=rn < n)"
+        tol = np.zeros(size) + 1e-300
+        outshape = (size,)
+    else:
+        if op == "scan_max":
+            helpers = ("@triton.jit\ndef mx(a, b):\n    return tl.maximum(a, b)\n\n\n")
+            lines.append("x = tl.where(mask, x, float('-inf'))")
+            lines.append(f"r = tl.associative_scan(x, {axis}, mx)")
+            exp = np.maximum.accumulate(x64, axis=axis)
+            tol = np.zeros(x64.shape) + 1e-300
+        elif op == "rev_cumsum":
+            lines.append(f"r = tl.cumsum(x, axis={axis}, reverse=True)")
+            exp = np.flip(np.cumsum(np.flip(x64, axis), axis=axis), axis)
+            tol = EPS["fp32"] * 8 * (max(m, n) + 2) * np.flip(
+                np.cumsum(np.flip(np.abs(x64), axis), axis=axis), axis) + 1e-300
+        else:
+            lines.append("x = tl.where(mask, x, 1.0)")
+            lines.append(f"r = tl.cumprod(x, axis={axis})")
+            exp = np.cumprod(x64, axis=axis)
+            tol = EPS["fp32"] * 8 * (max(m, n) + 2) * np.abs(exp) + 1e-300
+        store = "tl.store(out_ptr + rm[:, None] * n + rn[None, :], r, mask=mask)"
+        outshape = (m, n)
+    lines.append(store)
+    args = {"x_ptr": data, "out_ptr": np.empty(outshape, np.float32), "m": m, "n": n}
+    case = _finish(seed, f"combine-{op}-axis{axis}", "\n".join(lines),
+                   ["x_ptr", "out_ptr", "m", "n", "BM: tl.constexpr", "BN: tl.constexpr"],
+                   args, {"BM": bm, "BN": bn}, (1,),
+                   [Output("out_ptr", "fp32", exp, tol)])
+    case.source = case.source.replace("@triton.jit\ndef kernel", helpers + "@triton.jit\n"
+                                      "def kernel")
+    return case
+
+
+def atomics_old(seed: int, rng: random.Random, nrng: np.random.Generator) -> Case:
+    """Atomics that return the old value (add, xchg, cas, max) at distinct addresses: the
+    old values are the start values, the new ones follow from them."""
+    n = rng.choice([5, 100, 777])
+    block = rng.choice([32, 128])
+    op = rng.choice(["add", "xchg", "cas", "max", "min"])
+    t = rng.choice(["i32", "fp32"]) if op != "cas" else "i32"
+    perm = nrng.permutation(n).astype(np.int32)
+    start = nrng.integers(-50, 50, n).astype(NP[t])
+    vals = nrng.integers(-50, 50, n).astype(NP[t])
+    call = f"tl.atomic_{op}(out_ptr + i, v, mask=mask)" if op != "cas" else \
+        "tl.atomic_cas(out_ptr + i, tl.where(v > 0, tl.load(start_ptr + i, mask=mask), v), v)"
+    body = f"""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    i = tl.load(idx_ptr + offs, mask=mask, other=0)
+    v = tl.load(val_ptr + offs, mask=mask, other=0)
+    old = {call}
+    tl.store(old_ptr + offs, old, mask=mask)
+    """
+    s64 = start[perm].astype(np.float64)  # the start value each lane meets
+    v64 = vals.astype(np.float64)
+    new = {"add": s64 + v64, "xchg": v64, "max": np.maximum(s64, v64),
+           "min": np.minimum(s64, v64), "cas": np.where(v64 > 0, v64, s64)}[op]
+    final = np.empty(n)
+    final[perm] = new
+    # tl.atomic_cas takes no mask: a masked-off lane swaps 0 for 0 at out[0], changing nothing
+    outs = [Output("out_ptr", t, final if t == "fp32" else final.astype(NP[t]),
+                   np.zeros(n) + 1e-300 if t == "fp32" else None, init=start),
+            Output("old_ptr", t, s64 if t == "fp32" else s64.astype(NP[t]),
+                   np.zeros(n) + 1e-300 if t == "fp32" else None)]
+    args = {"idx_ptr": perm, "val_ptr": vals, "start_ptr": start, "out_ptr": start.copy(),
+            "old_ptr": np.empty(n, NP[t]), "n": n}
+    return _finish(seed, f"atomic-old-{op}-{t}", body,
+                   ["idx_ptr", "val_ptr", "start_ptr", "out_ptr", "old_ptr", "n",
+                    "BLOCK: tl.constexpr"], args, {"BLOCK": block}, (-(-n // block),), outs)
+
+
+TEMPLATES = [(elementwise, 5), (reduce2d, 3), (loop, 1), (reshape, 1), (dot, 2), (atomics, 2),
+             (tiles, 3), (combine, 1), (atomics_old, 1)]
 
 
 def generate(seed: int) -> Case:
@@ -672,9 +877,11 @@ def load_kernel(case: Case, directory: str):
     return module.kernel
 
 
-def _poison(arr: np.ndarray, init: str) -> np.ndarray:
+def _poison(arr: np.ndarray, init) -> np.ndarray:
     out = np.empty_like(arr)
-    if init == "zero":
+    if isinstance(init, np.ndarray):
+        out[...] = init
+    elif init == "zero":
         out[...] = 0
     elif out.dtype.kind == "f" or out.dtype == _BF16:
         out[...] = np.nan
@@ -715,9 +922,26 @@ def run_case(case: Case, kernel, path: str, array_factory: Callable = lambda a: 
     args = dict(case.args)
     outs = {}
     for o in case.outputs:
-        outs[o.name] = array_factory(_poison(args[o.name], o.init))
-    call = [outs[p] if p in outs else (array_factory(args[p]) if isinstance(args[p], np.ndarray)
-                                       else args[p]) for p in case.params if p in args]
+        if o.name in args:
+            outs[o.name] = array_factory(_poison(args[o.name], o.init))
+    def arg(p):
+        v = args[p]
+        if p in outs:
+            v = outs[p]
+        elif isinstance(v, np.ndarray):
+            v = array_factory(v)
+        if isinstance(v, Desc):
+            from triton_tile.tools.tensor_descriptor import TensorDescriptor
+
+            base = outs.get(p + "#base")
+            base = array_factory(v.base) if base is None else base
+            return TensorDescriptor(base, v.shape, v.strides, v.block)
+        return v
+
+    for o in case.outputs:  # an output written through a descriptor: poison its base
+        if isinstance(args.get(o.name[:-len("#base")]), Desc):
+            outs[o.name] = array_factory(_poison(args[o.name[:-len("#base")]].base, o.init))
+    call = [arg(p) for p in case.params if p in args]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
@@ -727,7 +951,8 @@ def run_case(case: Case, kernel, path: str, array_factory: Callable = lambda a: 
                 path
     taken = getattr(getattr(k, "metadata", None), "path", path)
     for o in case.outputs:
-        why = compare(o, np.asarray(to_host(outs[o.name])))
+        got = np.asarray(to_host(outs[o.name]))
+        why = compare(o, got[o.region] if o.region is not None else got)
         if why is not None:
             return why, taken
     return None, taken

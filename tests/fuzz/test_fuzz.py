@@ -22,7 +22,8 @@ def test_generated_kernels_match_their_models_on_both_cpu_paths(tmp_path):
                          for s, p, why, src in r["divergences"][:5])
     assert not r["divergences"], f"{len(r['divergences'])} divergence(s):\n{report}"
     assert r["generated"] >= 100, r  # the budget still covers a useful number of kernels
-    assert set(r["kinds"]) == {"elementwise", "2d", "loop", "reshape", "dot", "atomic"}, r
+    assert set(r["kinds"]) == {"elementwise", "2d", "loop", "reshape", "dot", "atomic", "tiles",
+                               "combine"}, r
 
 
 def test_generation_is_deterministic():
