@@ -100,6 +100,43 @@ def test_loop_carried_store_pointer_is_checked():
     np.testing.assert_array_equal(out, x)
 
 
+@triton.jit
+def tuple_kernel(pair, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x_ptr, out_ptr = pair
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
+
+
+def test_read_only_array_inside_a_tuple_argument():
+    n = 50
+    x = np.random.default_rng().standard_normal(n).astype(np.float32)
+    x.setflags(write=False)  # read only: fine
+    out = np.full(n, np.nan, np.float32)
+    tuple_kernel[(1,)]((x, out), n, BLOCK=64)
+    np.testing.assert_array_equal(out, x)
+    out.setflags(write=False)
+    with pytest.raises(ValueError, match=r"tuple_kernel: argument 'pair\[1\]' is .*read-only"):
+        tuple_kernel[(1,)]((x, out), n, BLOCK=64)
+
+
+def test_read_only_descriptor_base_is_refused():
+    from triton_tile.tools.tensor_descriptor import TensorDescriptor
+
+    @triton.jit
+    def desc_copy(src, dst, BM: tl.constexpr, BN: tl.constexpr):
+        dst.store([0, 0], src.load([0, 0]))
+
+    a = np.random.default_rng().standard_normal((16, 16)).astype(np.float32)
+    b = np.full((16, 16), np.nan, np.float32)
+    desc_copy[(1,)](TensorDescriptor.from_tensor(a, [16, 16]),
+                    TensorDescriptor.from_tensor(b, [16, 16]), BM=16, BN=16)
+    np.testing.assert_array_equal(a, b)
+    b.setflags(write=False)
+    with pytest.raises(ValueError, match="desc_copy: argument 'dst' is .*read-only"):
+        desc_copy[(1,)](TensorDescriptor.from_tensor(a, [16, 16]),
+                        TensorDescriptor.from_tensor(b, [16, 16]), BM=16, BN=16)
+
+
 class _ArrayInterface:
     def __init__(self, arr, readonly):
         self._arr = arr  # keeps the memory alive
@@ -280,6 +317,32 @@ def test_debug_checks_accesses_against_the_array_not_the_allocation(path):
     out[:] = np.nan  # in bounds, debug runs as usual
     scale_kernel[(8,)](x, out, 1000, BLOCK=128, enable_tile=tile, debug=True)
     _check_scale(x, out[:1000])
+
+
+@triton.jit
+def two_views_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr, mask=mask),
+             mask=mask)
+
+
+@pytest.mark.parametrize("path", ["ptx", "tile"])
+def test_debug_checks_the_array_an_access_derives_from(path):
+    # x and y are views of one buffer, y right after x: reading past x's end lands in y, so
+    # checking against every argument's extent would pass; each access is checked against the
+    # argument its pointer derives from.
+    buf = np.random.default_rng().standard_normal(2048).astype(np.float32)
+    x, y = buf[:1000], buf[1000:]
+    out = np.full(1024, np.nan, np.float32)
+    tile = path == "tile"
+    two_views_kernel[(8,)](x, y, out, 1024, BLOCK=128, enable_tile=tile)  # legal by default
+    np.testing.assert_allclose(out, buf[:1024].astype(np.float64) + buf[1000], rtol=1e-6)
+    with pytest.raises(IndexError, match="two_views_kernel.*argument #0"):
+        two_views_kernel[(8,)](x, y, out, 1024, BLOCK=128, enable_tile=tile, debug=True)
+    out[:] = np.nan
+    two_views_kernel[(8,)](x, y, out, 1000, BLOCK=128, enable_tile=tile, debug=True)
+    np.testing.assert_allclose(out[:1000], x.astype(np.float64) + y[0], rtol=1e-6)
 
 
 def test_debug_extents_of_strided_and_reversed_views():

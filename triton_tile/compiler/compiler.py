@@ -65,8 +65,9 @@ class CompiledKernel:
         self.module = None
         self.program = program
         self.param_types = tuple(param_types)
-        # Parameters (by position) the kernel stores or atomically writes through: a launch
-        # refuses read-only arrays there before anything runs (sp.check_writable).
+        # Executor arguments (by position, tuples flattened) the kernel stores or atomically
+        # writes through: a launch refuses read-only arrays there before it runs
+        # (sp.check_writable).
         self.written = tuple(written)
 
     def with_options(self, options, key: str) -> "CompiledKernel":
@@ -92,7 +93,7 @@ class CompiledKernel:
 
         def runner(*args, stream=None, **_ignored):
             vals = sp.runtime_values(self.name, args, self.param_types)
-            sp.check_writable(self.name, [f"#{i}" for i in range(len(args))], args,
+            sp.check_writable(self.name, [f"#{i}" for i in range(len(args))], args, vals,
                               self.written)
             self.launch(grid3, executor_args(sp.flatten_runtime(vals)))
             return self
@@ -169,13 +170,13 @@ def compile_kernel(jit_fn, spec: Specialization, options, key: Optional[str] = N
 def backend_stages(module, name: str, key: str, options, param_types) -> CompiledKernel:
     """From inlined TTIR to a runnable kernel: the Tile path when asked for and possible
     (else a loud fallback), the PTX-style path otherwise."""
-    from ..tools.classify import written_param_indices
+    from ..tools.classify import written_arg_indices
     from . import tile_stage
 
     asm = {"ttir": str(module)}
     _dump(name, key, "ttir", asm["ttir"])
     located = module.str(True)
-    written = tuple(sorted(written_param_indices(module, name, param_types)))
+    written = tuple(sorted(written_arg_indices(module, name)))
     path, reason, program, accesses = "ptx", None, None, ()
     if options.enable_tile:
         tile = tile_stage.convert(module, name, options)

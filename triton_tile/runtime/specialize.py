@@ -490,14 +490,40 @@ def _os_writable(lo: int, hi: int) -> bool:
     return False
 
 
-def check_writable(kernel: str, names, values, written) -> None:
+def _flat_arguments(names, values, runtime) -> list:
+    """(name, value) of every executor argument, in flatten_runtime's order: a tuple's
+    elements as `name[j]`, a tensor descriptor as its base array then its sizes."""
+    out: list = []
+
+    def walk(name, v, rt):
+        if rt is CONSTEXPR:
+            return
+        if isinstance(rt, tuple) and not isinstance(rt, (HostBuffer, DeviceBuffer)):
+            if type(v).__name__ == "TensorDescriptor":
+                out.append((name, getattr(v, "base", None)))
+                out.extend((name, None) for _ in rt[1:])
+                return
+            for j, (vj, rj) in enumerate(zip(v, rt)):
+                walk(f"{name}[{j}]", vj, rj)
+            return
+        out.append((name, v))
+
+    for name, v, rt in zip(names, values, runtime):
+        walk(name, v, rt)
+    return out
+
+
+def check_writable(kernel: str, names, values, runtime, written) -> None:
     """A ValueError naming the kernel and the argument when an argument the kernel writes
-    through (`written`: parameter positions) is read-only, before anything runs."""
+    through (`written`: executor argument positions) is read-only, before anything runs."""
+    flat = _flat_arguments(names, values, runtime)
     for i in written:
-        v = values[i]
-        why = None if isinstance(v, (tuple, int, float)) or v is None else _read_only(v)
+        if i >= len(flat):
+            continue
+        name, v = flat[i]
+        why = None if isinstance(v, (int, float)) or v is None else _read_only(v)
         if why is not None:
-            raise ValueError(f"{kernel}: argument {names[i]!r} is {why}, but the kernel "
+            raise ValueError(f"{kernel}: argument {name!r} is {why}, but the kernel "
                              "stores to it (tl.store or an atomic); pass a writable array")
 
 

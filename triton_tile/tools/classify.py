@@ -619,15 +619,22 @@ def written_params(module, name: str, arg_names: List[str], param_types) -> List
 
 
 def written_param_indices(module, name: str, param_types) -> Set[int]:
-    """written_params by parameter position: what a launch checks is writable."""
-    func = module.func(name)
-    owner: Dict[int, int] = {}
-    args = func.region(0).blocks[0].args
-    i = 0
+    """written_params by parameter position."""
+    flat = written_arg_indices(module, name)
+    found, i = set(), 0
     for pnum, t in enumerate(param_types):
-        for _ in range(_flat_count(t)):
-            owner[args[i].id] = pnum
-            i += 1
+        k = _flat_count(t)
+        if flat & set(range(i, i + k)):
+            found.add(pnum)
+        i += k
+    return found
+
+
+def written_arg_indices(module, name: str) -> Set[int]:
+    """The function arguments (by position: the executor's arguments, tuples flattened) that
+    function `name` writes through: what a launch checks is writable."""
+    func = module.func(name)
+    owner: Dict[int, int] = {a.id: i for i, a in enumerate(func.region(0).blocks[0].args)}
     g = _Graph(func)
     found: Set[int] = set()
     seen: Set[int] = set()
