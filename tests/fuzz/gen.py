@@ -185,6 +185,43 @@ def _bin_model(op: str, t: str, fa, fb) -> Callable:
     return model
 
 
+def _wrap(values, t: str) -> np.ndarray:
+    """Python ints wrapped to integer type t, as the kernel's arithmetic wraps."""
+    bits = BITS[t]
+    out = [v % (1 << bits) for v in values]
+    if not t.startswith("u"):
+        out = [v - (1 << bits) if v >= 1 << (bits - 1) else v for v in out]
+    return np.array(out, dtype=np.int64 if not t.startswith("u") else np.uint64).astype(NP[t])
+
+
+def _div_model(op: str, t: str, fa, fb) -> Callable:
+    def model(env):
+        x, y = fa(env).v, fb(env).v
+        xs, ys = x.reshape(-1).tolist(), y.reshape(-1).tolist()
+        out = []
+        for a, b in zip(xs, ys):
+            if b == 0 or (b == -1 and not t.startswith("u")):
+                b += 2
+            q = abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)  # toward zero
+            out.append(q if op == "//" else a - q * b)
+        v = _wrap(out, t).reshape(x.shape)
+        return Val(v, np.abs(v.astype(np.float64)), 0)
+
+    return model
+
+
+def _shift_model(op: str, k: int, t: str, fa) -> Callable:
+    def model(env):
+        x = fa(env).v
+        if op == "<<":
+            v = _wrap([a << k for a in x.reshape(-1).tolist()], t).reshape(x.shape)
+        else:
+            v = (x >> k).astype(NP[t])  # arithmetic for signed, logical for unsigned
+        return Val(v, np.abs(v.astype(np.float64)), 0)
+
+    return model
+
+
 def _unary(rng: random.Random, a: Node) -> Node:
     fa = a.model
     if is_float(a.t) and a.leaf:  # math functions on loaded inputs only (bounded arguments)
@@ -266,8 +303,17 @@ def expression(rng: random.Random, leaves: List[Node], depth: int) -> Node:
     b = expression(rng, leaves, depth - 1)
     a, b = _unify(rng, a, b)
     t = a.t
-    ops = ["+", "-", "*", "max", "min"] + (["/"] if is_float(t) else ["&", "|", "^"])
+    ops = ["+", "-", "*", "max", "min"] + (["/"] if is_float(t) else
+                                           ["&", "|", "^", "//", "%", "<<", ">>"])
     op = rng.choice(ops)
+    if op in ("//", "%"):  # C semantics: truncation; the divisor is never 0 (nor -1)
+        guard = f"({b.code} == 0)" if t.startswith("u") else \
+            f"(({b.code} == 0) | ({b.code} == -1))"
+        code = f"({a.code} {op} tl.where({guard}, {b.code} + 2, {b.code}))"
+        return Node(code, t, _div_model(op, t, a.model, b.model))
+    if op in ("<<", ">>"):  # by a constant below the width (wider shifts are undefined)
+        k = rng.randint(1, 7)
+        return Node(f"({a.code} {op} {k})", t, _shift_model(op, k, t, a.model))
     if op in ("max", "min"):
         code = f"tl.maximum({a.code}, {b.code})" if op == "max" else \
             f"tl.minimum({a.code}, {b.code})"
