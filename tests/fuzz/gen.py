@@ -317,6 +317,8 @@ def expression(rng: random.Random, leaves: List[Node], depth: int) -> Node:
     if op in ("max", "min"):
         code = f"tl.maximum({a.code}, {b.code})" if op == "max" else \
             f"tl.minimum({a.code}, {b.code})"
+        if t == "bf16":  # Triton computes bf16 min/max in fp32 and keeps fp32
+            t = "fp32"
     elif op == "/":
         code = f"({a.code} / (tl.abs({b.code}) + 1))"
         # `+ 1` is a Python scalar: it takes the tensor's type, the one rule of scalar typing
