@@ -65,9 +65,9 @@ class CompiledKernel:
         self.module = None
         self.program = program
         self.param_types = tuple(param_types)
-        # Executor arguments (by position, tuples flattened) the kernel stores or atomically
-        # writes through: a launch refuses read-only arrays there before it runs
-        # (sp.check_writable).
+        # The arguments the kernel stores or atomically writes through, as (parameter, path
+        # into tuples or a descriptor) pairs: a launch refuses read-only arrays there before
+        # it runs (sp.check_writable).
         self.written = tuple(written)
 
     def with_options(self, options, key: str) -> "CompiledKernel":
@@ -93,7 +93,7 @@ class CompiledKernel:
 
         def runner(*args, stream=None, **_ignored):
             vals = sp.runtime_values(self.name, args, self.param_types)
-            sp.check_writable(self.name, [f"#{i}" for i in range(len(args))], args, vals,
+            sp.check_writable(self.name, [f"#{i}" for i in range(len(args))], args,
                               self.written)
             self.launch(grid3, executor_args(sp.flatten_runtime(vals)))
             return self
@@ -176,7 +176,7 @@ def backend_stages(module, name: str, key: str, options, param_types) -> Compile
     asm = {"ttir": str(module)}
     _dump(name, key, "ttir", asm["ttir"])
     located = module.str(True)
-    written = tuple(sorted(written_arg_indices(module, name)))
+    written = sp.locate_arguments(param_types, written_arg_indices(module, name))
     path, reason, program, accesses = "ptx", None, None, ()
     if options.enable_tile:
         tile = tile_stage.convert(module, name, options)

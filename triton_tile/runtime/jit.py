@@ -448,7 +448,7 @@ class JITFunction(KernelInterface):
         if not warmup:
             written = getattr(kernel, "written", ())  # GPU kernels: CUDA memory has no flag
             if written:
-                sp.check_writable(self.__name__, self.arg_names, bound, runtime, written)
+                sp.check_writable(self.__name__, self.arg_names, bound, written)
             if callable(grid):
                 grid = grid(dict(zip(self.arg_names, bound)))
             if buf is None:

@@ -490,38 +490,45 @@ def _os_writable(lo: int, hi: int) -> bool:
     return False
 
 
-def _flat_arguments(names, values, runtime) -> list:
-    """(name, value) of every executor argument, in flatten_runtime's order: a tuple's
-    elements as `name[j]`, a tensor descriptor as its base array then its sizes."""
-    out: list = []
+def locate_arguments(param_types, flat_indices) -> tuple:
+    """Executor argument positions (tuples flattened, constexprs dropped) as (parameter
+    index, path) pairs: a path steps into tuple elements by index and into a tensor
+    descriptor's "base" array; positions that are a descriptor's sizes are left out."""
+    wanted, out, pos = set(flat_indices), [], 0
 
-    def walk(name, v, rt):
-        if rt is CONSTEXPR:
+    def walk(pnum, t, path):
+        nonlocal pos
+        if isinstance(t, (tuple, list)):
+            for j, sub in enumerate(t):
+                walk(pnum, sub, path + (j,))
+        elif t == "constexpr":
             return
-        if isinstance(rt, tuple) and not isinstance(rt, (HostBuffer, DeviceBuffer)):
-            if type(v).__name__ == "TensorDescriptor":
-                out.append((name, getattr(v, "base", None)))
-                out.extend((name, None) for _ in rt[1:])
-                return
-            for j, (vj, rj) in enumerate(zip(v, rt)):
-                walk(f"{name}[{j}]", vj, rj)
-            return
-        out.append((name, v))
+        elif isinstance(t, str) and t.startswith("tensordesc"):
+            if pos in wanted:
+                out.append((pnum, path + ("base",)))
+            pos += 1 + 2 * (t[t.index("["):t.index("]")].count(",") + 1)
+        else:
+            if pos in wanted:
+                out.append((pnum, path))
+            pos += 1
 
-    for name, v, rt in zip(names, values, runtime):
-        walk(name, v, rt)
-    return out
+    for pnum, t in enumerate(param_types):
+        walk(pnum, t, ())
+    return tuple(out)
 
 
-def check_writable(kernel: str, names, values, runtime, written) -> None:
+def check_writable(kernel: str, names, values, written) -> None:
     """A ValueError naming the kernel and the argument when an argument the kernel writes
-    through (`written`: executor argument positions) is read-only, before anything runs."""
-    flat = _flat_arguments(names, values, runtime)
-    for i in written:
-        if i >= len(flat):
+    through (`written`: locate_arguments pairs) is read-only, before anything runs."""
+    for pnum, path in written:
+        v, name = values[pnum], names[pnum]
+        for step in path:
+            v = getattr(v, "base", None) if step == "base" else v[step]
+            if step != "base":
+                name += f"[{step}]"
+        if v is None or isinstance(v, (int, float)):
             continue
-        name, v = flat[i]
-        why = None if isinstance(v, (int, float)) or v is None else _read_only(v)
+        why = _read_only(v)
         if why is not None:
             raise ValueError(f"{kernel}: argument {name!r} is {why}, but the kernel "
                              "stores to it (tl.store or an atomic); pass a writable array")
