@@ -156,7 +156,10 @@ def _unify(rng: random.Random, a: Node, b: Node) -> Tuple[Node, Node]:
     return cast(a, t), cast(b, t)
 
 
-def _bin_model(op: str, t: str, fa, fb) -> Callable:
+def _bin_model(op: str, t: str, fa, fb, in_t: Optional[str] = None) -> Callable:
+    """`t` the result's type, `in_t` the operands' (they differ for 16-bit division)."""
+    in_t = in_t or t
+
     def model(env):
         x, y = fa(env), fb(env)
         if is_float(t):
@@ -166,8 +169,8 @@ def _bin_model(op: str, t: str, fa, fb) -> Callable:
                 v, mag = x.v - y.v, x.mag + y.mag
             elif op == "*":
                 v, mag = x.v * y.v, x.mag * y.mag
-            elif op == "/":  # x / (|y| + 1): the divisor is at least 1
-                v, mag = x.v / rounded(np.abs(y.v) + 1, t), x.mag
+            elif op == "/":  # x / (|y| + 1): the divisor (rounded in its own type) >= 1
+                v, mag = x.v / rounded(np.abs(y.v) + 1, in_t), x.mag
             elif op == "max":
                 v, mag = np.fmax(x.v, y.v), np.maximum(x.mag, y.mag)  # maxnum: NaN loses
             else:
@@ -321,11 +324,13 @@ def expression(rng: random.Random, leaves: List[Node], depth: int) -> Node:
             t = "fp32"
     elif op == "/":
         code = f"({a.code} / (tl.abs({b.code}) + 1))"
+        if t in ("fp16", "bf16"):  # Triton divides 16-bit floats in fp32 and keeps fp32
+            t = "fp32"
         # `+ 1` is a Python scalar: it takes the tensor's type, the one rule of scalar typing
         # the model relies on (shared by Triton and triton_tile).
     else:
         code = f"({a.code} {op} {b.code})"
-    return Node(code, t, _bin_model(op, t, a.model, b.model))
+    return Node(code, t, _bin_model(op, t, a.model, b.model, a.t))
 
 
 def random_input(nrng: np.random.Generator, t: str, shape) -> np.ndarray:
@@ -345,8 +350,12 @@ def leaf_val(x: np.ndarray, t: str) -> Val:
     return Val(x.copy(), np.abs(x.astype(np.float64)), 0)
 
 
+# The smallest subnormal of each float type: rounding near 0 is absolute, not relative.
+TINY = {"fp16": 2.0**-24, "bf16": 2.0**-133, "fp32": 2.0**-149, "fp64": 2.0**-1074}
+
+
 def tolerance(t: str, val: Val) -> np.ndarray:
-    return (max(EPS[t], val.eps) * 4 * (val.ops + 2)) * val.mag + 1e-300
+    return (max(EPS[t], val.eps) * 4 * (val.ops + 2)) * val.mag + TINY[t] * 4 * (val.ops + 2)
 
 
 def _pick_types(rng: random.Random, k: int) -> List[str]:
