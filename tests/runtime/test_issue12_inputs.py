@@ -236,6 +236,9 @@ def test_numpy_int_grids_and_the_limits_themselves_run():
     scale_kernel[(np.int64(1), np.int32(1))](x, out, 8, BLOCK=128)
     _check_scale(x, out)
     scale_kernel[(1, 1, 1)](x, out, 8, BLOCK=128)
+    out[:] = np.nan
+    scale_kernel[np.array([1, 1])](x, out, 8, BLOCK=128)
+    _check_scale(x, out)
 
 
 @pytest.mark.parametrize("opt, value, exc", [
@@ -247,6 +250,8 @@ def test_numpy_int_grids_and_the_limits_themselves_run():
     ("num_warps", 4.5, ValueError),
     ("num_warps", "4", ValueError),
     ("num_stages", True, ValueError),
+    ("occupancy", True, ValueError),
+    ("maxnreg", 0, ValueError),
 ])
 def test_bad_launch_options_name_kernel_and_option(opt, value, exc):
     x = np.zeros(8, np.float32)

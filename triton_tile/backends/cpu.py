@@ -53,21 +53,23 @@ class CPUOptions:
             if not ok:
                 raise ValueError(msg)
 
+        def is_int(v):  # a bool is an int to Python, not a count to a launch
+            return isinstance(v, int) and not isinstance(v, bool)
+
         nw = self.num_warps
-        need(isinstance(nw, int) and nw > 0 and nw & (nw - 1) == 0,
+        need(is_int(nw) and nw > 0 and nw & (nw - 1) == 0,
              f"num_warps must be a power of 2, got {nw!r}")
-        need(isinstance(self.num_stages, int) and self.num_stages >= 0,
+        need(is_int(self.num_stages) and self.num_stages >= 0,
              f"num_stages must be a non-negative int, got {self.num_stages!r}")
         nc = self.num_ctas
-        need(isinstance(nc, int) and 1 <= nc <= 16 and nc & (nc - 1) == 0,
+        need(is_int(nc) and 1 <= nc <= 16 and nc & (nc - 1) == 0,
              f"num_ctas must be a power of 2 in 1..16 (a CTA cluster's size), got {nc!r}")
         for flag in ("debug", "enable_tile", "enable_fp_fusion", "sanitize_overflow"):
             need(isinstance(getattr(self, flag), bool),
                  f"{flag} must be True or False, got {getattr(self, flag)!r}")
-        need(self.occupancy is None or (isinstance(self.occupancy, int)
-                                        and 1 <= self.occupancy <= 32),
+        need(self.occupancy is None or (is_int(self.occupancy) and 1 <= self.occupancy <= 32),
              f"occupancy must be an int in 1..32, got {self.occupancy!r}")
-        need(self.maxnreg is None or (isinstance(self.maxnreg, int) and self.maxnreg > 0),
+        need(self.maxnreg is None or (is_int(self.maxnreg) and self.maxnreg > 0),
              f"maxnreg must be a positive int, got {self.maxnreg!r}")
         need(self.default_dot_input_precision in self.allowed_dot_input_precisions,
              f"default_dot_input_precision must be one of {self.allowed_dot_input_precisions}")
@@ -110,8 +112,6 @@ def parse_options(launch_kwargs: dict, *, debug: bool, enable_tile: bool,
         v = kw.get(name)
         if isinstance(v, np.integer):
             kw[name] = int(v)
-        elif isinstance(v, bool):
-            kw[name] = str(v)  # a bool is an int to Python, not a count to a launch
     if "allowed_dot_input_precisions" in kw:
         kw["allowed_dot_input_precisions"] = tuple(kw["allowed_dot_input_precisions"])
     for flag in ("debug", "enable_tile"):

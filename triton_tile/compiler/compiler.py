@@ -121,6 +121,8 @@ def normalize_grid(grid, name: Optional[str] = None) -> tuple:
     who = f"{name}: " if name else ""
     if isinstance(grid, (int, np.integer)) and not isinstance(grid, (bool, np.bool_)):
         grid = (grid,)
+    if isinstance(grid, np.ndarray) and grid.ndim == 1:
+        grid = tuple(grid.tolist())
     if not isinstance(grid, (tuple, list)):
         raise TypeError(f"{who}grid must be a tuple of 1-3 ints or a callable returning one, "
                         f"got {grid!r}")
