@@ -54,3 +54,41 @@ def test_the_fuzzer_reports_a_wrong_kernel(tmp_path, path):
     case.seed += 20_000
     why, _ = gen.run_case(case, gen.load_kernel(case, str(tmp_path)), path)
     assert why is not None and "differ" in why
+
+
+# What the fuzzer's models learned from its divergences (each was a model error, the
+# executors and the frontend agreed with Triton): regression tests of those rules.
+
+KERNEL_RULES = '''
+import triton_tile as triton
+import triton_tile.language as tl
+
+
+@triton.jit
+def rules(h_ptr, b_ptr, f_ptr, out_ptr):
+    offs = tl.arange(0, 4)
+    h = tl.load(h_ptr + offs)
+    b = tl.load(b_ptr + offs)
+    f = tl.load(f_ptr + offs)
+    q = h / (tl.abs(h) + 1)
+    tl.static_assert(q.dtype == tl.float32)  # 16-bit division is computed and kept in fp32
+    m = tl.maximum(b, b)
+    tl.static_assert(m.dtype == tl.float32)  # so are bf16 min/max
+    tl.store(out_ptr + offs, tl.minimum(f, f * float("nan")))  # maxnum: NaN loses
+'''
+
+
+@pytest.mark.parametrize("path", ["ptx", "tile"])
+def test_rules_the_models_follow(tmp_path, path):
+    src = tmp_path / "rules.py"
+    src.write_text(KERNEL_RULES)
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("fuzz_rules", src)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    f = np.random.default_rng().uniform(-2, 2, 4).astype(np.float32)
+    out = np.full(4, np.nan, np.float32)
+    mod.rules[(1,)](np.ones(4, np.float16), np.ones(4, gen._BF16), f, out,
+                    enable_tile=path == "tile")
+    np.testing.assert_array_equal(out, f)
