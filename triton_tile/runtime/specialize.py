@@ -446,8 +446,12 @@ def _read_only(x) -> Optional[str]:
         return None
     if _is_torch_tensor(x):
         # torch has no read-only flag: a tensor over memory the process maps read-only (made
-        # from a read-only np.memmap) would crash the process when written.
-        if x.device.type == "cpu" and x.numel() and not _os_writable(*_extent(x)):
+        # from a read-only np.memmap) would crash the process when written. Memory torch
+        # allocated itself (a resizable storage) is writable: only foreign memory is looked
+        # up in the process's mappings (a few hundred us).
+        if x.device.type != "cpu" or not x.numel() or _torch_owns_memory(x):
+            return None
+        if not _os_writable(*_extent(x)):
             return "a torch tensor over memory mapped read-only"
         return None
     if hasattr(x, "__cuda_array_interface__"):
@@ -465,6 +469,15 @@ def _read_only(x) -> Optional[str]:
     if type(x).__name__ == "TensorDescriptor" and hasattr(x, "base"):
         return _read_only(x.base)
     return None
+
+
+def _torch_owns_memory(t) -> bool:
+    """Whether a CPU tensor's memory came from torch's allocator (its storage can resize),
+    not from numpy, a buffer or a file (torch.from_numpy, torch.frombuffer)."""
+    try:
+        return bool(t.untyped_storage().resizable())
+    except (AttributeError, RuntimeError):
+        return False
 
 
 def _os_writable(lo: int, hi: int) -> bool:
