@@ -35,7 +35,13 @@ from . import compiler, language, runtime, testing, tools
 from .compiler import CompilationError, compile
 from .runtime import driver
 from .runtime.autotuner import Config, autotune, heuristics
-from .runtime.errors import InterpreterError, OutOfResources, TileFallbackWarning, TritonError
+from .runtime.errors import (
+    InterpreterError,
+    OutOfResources,
+    TileFallbackError,
+    TileFallbackWarning,
+    TritonError,
+)
 from .runtime.jit import (
     JITFunction,
     KernelInterface,
@@ -67,7 +73,8 @@ def set_allocator(allocator) -> None:
 __all__ = [
     "__version__", "jit", "autotune", "Config", "heuristics", "JITFunction", "KernelInterface",
     "cdiv", "next_power_of_2", "constexpr_function", "must_use_result", "CompilationError",
-    "TritonError", "OutOfResources", "InterpreterError", "TileFallbackWarning", "compile",
+    "TritonError", "OutOfResources", "InterpreterError", "TileFallbackWarning",
+    "TileFallbackError", "compile",
     "language", "testing", "tools", "runtime", "compiler", "knobs", "driver", "MockTensor",
     "TensorWrapper", "reinterpret", "set_allocator",
 ]

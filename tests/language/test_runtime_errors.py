@@ -123,6 +123,35 @@ def _print_kernel(X):
     tl.static_print("static print at compile time")
 
 
+@triton.jit
+def _print_vector_kernel(X):
+    x = tl.load(X + tl.arange(0, 4))
+    tl.device_print("x=", x)
+    tl.device_print("pid", tl.program_id(0))
+
+
+_TRITON_LINES = ["pid (1, 0, 0) idx (2) x=: 2", "pid (1, 0, 0) idx () pid: 1"]
+
+
+def test_device_print_reads_as_triton_on_the_ptx_path(capfd):
+    # Issue 12: Triton makes a prefix end in ": " and start with " "; lines carry the program
+    # and the element's index.
+    _print_vector_kernel[(2,)](np.arange(4, dtype=np.int32), enable_tile=False)
+    text = capfd.readouterr().out
+    for line in _TRITON_LINES:
+        assert line in text, text
+
+
+@pytest.mark.xfail(strict=True, reason="the TTIR -> Tile IR conversion (csrc/conversion, "
+                   "Converter::print) builds a printf format of prefix + ' %d' per operand, "
+                   "without the program or index; reported in issue 12")
+def test_device_print_reads_the_same_on_the_tile_path(capfd):
+    _print_vector_kernel[(2,)](np.arange(4, dtype=np.int32), enable_tile=True)
+    text = capfd.readouterr().out
+    for line in _TRITON_LINES:
+        assert line in text, text
+
+
 def test_device_print(capfd):
     x = np.array([12345, 67890], dtype=np.int32)
     _print_kernel[(2,)](x)

@@ -1754,6 +1754,12 @@ class Semantic:
         return None
 
     def device_print(self, prefix: str, args: List[tl.tensor], hex: bool):
+        # Triton's normalization, so a line reads as on the GPU: a prefix before values ends
+        # in ": ", and a non-empty one starts with " " (after the program and index).
+        if not prefix.endswith(" ") and args:
+            prefix += " "
+        if not prefix.endswith(": ") and args:
+            prefix = prefix[:-1] + ": "
         if len(prefix) > 2 and not prefix.startswith(" "):
             prefix = " " + prefix
         signed = [1 if a.dtype.is_int_signed() else 0 for a in args]

@@ -155,8 +155,10 @@ class DiskCache:
             with open(os.path.join(tmp, base + ".json"), "w") as f:
                 json.dump({"key": key, "name": name, "sha256": sums, "metadata": metadata,
                            "key_inputs": material}, f, indent=1, sort_keys=True, default=str)
-            if os.path.isdir(d):  # a stale or foreign entry under our key: replace it
+            if os.path.isdir(d) and not os.path.islink(d):  # a stale or foreign entry
                 shutil.rmtree(d, ignore_errors=True)
+            elif os.path.lexists(d):  # a file or link where the entry belongs: else never
+                os.remove(d)  # repaired, every later run would recompile
             try:
                 os.rename(tmp, d)
             except OSError:  # another process won the race; its entry is as good as ours

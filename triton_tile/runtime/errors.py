@@ -22,12 +22,24 @@ class OutOfResources(TritonError):
         return (type(self), (self.required, self.limit, self.name))
 
 
+class LaunchKeywordError(TypeError, KeyError):
+    """A launch keyword that is neither a parameter nor a launch option. A TypeError, as a
+    Python call with an unexpected keyword; also a KeyError, which stock Triton raises."""
+
+    __str__ = TypeError.__str__  # not KeyError's, which quotes the message
+
+
 class AutotunerError(TritonError):
     """The autotuner was misconfigured (no config left after pruning, conflicting keys)."""
 
 
 class InterpreterError(TritonError):
     """Kept for API compatibility with `triton.InterpreterError`; triton_tile has no interpreter."""
+
+
+class TileFallbackError(TritonError, RuntimeError):
+    """TRITON_TILE_FALLBACK=error and a kernel the Tile IR path cannot run: says why. Also a
+    RuntimeError, what this raised before it had its own class."""
 
 
 class TileFallbackWarning(UserWarning):
