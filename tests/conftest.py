@@ -65,6 +65,7 @@ def pytest_sessionfinish(session, exitstatus):
         return
     from concurrent.futures import ThreadPoolExecutor
 
+    from triton_tile import knobs
     from triton_tile.backends import tileiras
 
     unique = {}
@@ -80,16 +81,30 @@ def pytest_sessionfinish(session, exitstatus):
         except Exception as e:  # noqa: BLE001 - every failure is reported, with its kernel
             return f"{name} ({arch}): {e}"
 
-    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-        failures = [f for f in pool.map(assemble, jobs) if f]
     tr = session.config.pluginmanager.get_plugin("terminalreporter")
-    summary = (f"tileiras assembled {len(jobs) - len(failures)}/{len(jobs)} modules "
-               f"({len(unique)} kernels x {', '.join(ASSEMBLE_ARCHS)})")
-    if tr is not None:
-        tr.write_line(summary)
-        for f in failures:
-            tr.write_line(f"tileiras REJECTED {f}")
-    if failures:
+    # The tileiras found as usual, then each one TRITON_TILE_ASSEMBLE_WITH names.
+    tools = [None] + [t for t in os.environ.get("TRITON_TILE_ASSEMBLE_WITH", "").split(":") if t]
+    failed = False
+    for tool in tools:
+        if tool is not None:
+            knobs.tileiras = tool
+        try:
+            version = tileiras.info().short_version
+            with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+                failures = [f for f in pool.map(assemble, jobs) if f]
+        except Exception as e:  # noqa: BLE001 - a tileiras that cannot run fails the run
+            version, failures = tool, [f"tileiras {tool}: {e}"]
+        finally:
+            if tool is not None:
+                del knobs.tileiras
+        summary = (f"tileiras {version} assembled {len(jobs) - len(failures)}/{len(jobs)} "
+                   f"modules ({len(unique)} kernels x {', '.join(ASSEMBLE_ARCHS)})")
+        if tr is not None:
+            tr.write_line(summary)
+            for f in failures:
+                tr.write_line(f"tileiras REJECTED {f}")
+        failed = failed or bool(failures)
+    if failed:
         session.exitstatus = 1
 
 
