@@ -18,7 +18,9 @@ Run it under pytest-xdist (`-n 8`): a kernel that makes an illegal access leaves
 CUDA context unusable, so the process ends there and xdist starts another for the rest.
 
 Tests that check what only a CPU executor does (its bounds checks, device_print's text, the
-CPU's asm) carry `@pytest.mark.cpu_only("why")` and skip under a device.
+CPU's asm) carry `@pytest.mark.cpu_only("why")` and skip under a device; tests stock Triton
+3.6 cannot compile on sm_90 (a language feature it lacks, a bug of its own) carry
+`@pytest.mark.stock_refuses("why")` and skip on the PTX path under `--device cuda`.
 """
 
 from __future__ import annotations
@@ -144,6 +146,20 @@ def _exit_if_sticky(e: Exception) -> None:
         os._exit(70)
 
 
+def _default_allocator(device: str) -> None:
+    """Stock Triton needs an allocator for descriptors made on the device (its own tests set
+    one in a fixture): torch's, unless the test set one."""
+    if device != "cuda":
+        return
+    import triton_tile
+
+    if triton_tile._allocator is None:
+        import torch
+
+        triton_tile.set_allocator(
+            lambda size, alignment, stream: torch.empty(size, dtype=torch.int8, device="cuda"))
+
+
 def install(monkeypatch, device: str) -> None:
     """Routes every `JITFunction.run` launch through a Mover for `device`."""
     from triton_tile.runtime import jit
@@ -153,6 +169,7 @@ def install(monkeypatch, device: str) -> None:
     def run(self, *args, grid, warmup, **kwargs):
         if warmup:
             return original(self, *args, grid=grid, warmup=warmup, **kwargs)
+        _default_allocator(device)
         mover = Mover(device)
         try:
             args = [mover.arg(a) for a in args]
@@ -175,9 +192,17 @@ def pytest_addoption(parser):
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "cpu_only(reason): checks what only the CPU executors do")
+    config.addinivalue_line("markers", "stock_refuses(reason): stock Triton (the GPU's PTX path) "
+                                       "cannot compile or run it")
 
 
 def skip_if_cpu_only(item) -> None:
+    device = item.config.getoption("--device")
     marker = item.get_closest_marker("cpu_only")
-    if marker is not None and item.config.getoption("--device") != "cpu":
+    if marker is not None and device != "cpu":
         pytest.skip(f"CPU only: {marker.args[0] if marker.args else 'see the test'}")
+    marker = item.get_closest_marker("stock_refuses")
+    callspec = getattr(item, "callspec", None)
+    path = callspec.params.get("path") if callspec is not None else None
+    if marker is not None and device == "cuda" and path == "ptx":
+        pytest.skip(f"stock Triton refuses it: {marker.args[0] if marker.args else ''}")

@@ -369,6 +369,7 @@ def _modifiers_kernel(X, Z, n, LOAD_CM: tl.constexpr, STORE_CM: tl.constexpr,
 @pytest.mark.parametrize("load_cm, store_cm, evict, volatile", [
     (".ca", ".wb", "", False), (".cg", ".cg", "evict_first", False),
     (".cv", ".cs", "evict_last", True), ("", ".wt", "", False)])
+@pytest.mark.stock_refuses("ptxas: .evict_first cannot be combined with .cg")
 def test_cache_and_eviction_modifiers(load_cm, store_cm, evict, volatile, rng):
     n = 300
     x = numpy_random(n, "float32", rng)
