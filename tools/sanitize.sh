@@ -22,8 +22,12 @@ core=$(ls "$BUILD"/_core*.so)
 asan=$(${CXX:-g++} -print-file-name=libasan.so)
 ubsan=$(${CXX:-g++} -print-file-name=libubsan.so)
 export LD_PRELOAD="$asan:$ubsan${LD_PRELOAD:+:$LD_PRELOAD}"
-export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:halt_on_error=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
-export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
+# Reports go to files too: pytest captures the test's stderr, and an aborted process never
+# shows what it captured.
+reports="$PWD/$BUILD/reports"
+rm -rf "$reports" && mkdir -p "$reports"
+export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:halt_on_error=1:log_path=$reports/asan${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$reports/ubsan${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
 export TRITON_TILE_CORE="$PWD/$core"
 # The executors' pool and the conversion of every kernel the selection compiles; tileiras is
 # not needed (the bytecode writer runs, its output is not assembled here).
@@ -34,4 +38,10 @@ if [ $# -eq 0 ]; then
 fi
 "$PY" -c 'import triton_tile, sys; assert "sanitize" in triton_tile._core.__file__ or \
   triton_tile._core.__file__ == sys.argv[1], triton_tile._core.__file__' "$TRITON_TILE_CORE"
-exec "$PY" -m pytest -q -p no:cacheprovider "$@"
+rc=0
+"$PY" -m pytest -q -p no:cacheprovider "$@" || rc=$?
+for f in "$reports"/*; do
+  [ -e "$f" ] || continue
+  echo "---- $f"; cat "$f"; rc=${rc/#0/1}
+done
+exit $rc
