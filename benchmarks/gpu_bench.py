@@ -374,8 +374,8 @@ def _stages(kernel) -> str:
         return "reused"
     _REPORTED.add(id(kernel))
     times = getattr(kernel.metadata, "compile_times", None) or {}
-    short = {"frontend": "fe", "tileir": "ir", "tilebc": "bc", "probe": "probe",
-             "cubin": "ras", "load": "ld", "cache": "cache"}
+    short = {"frontend": "fe", "tileir": "ir", "tilebc": "bc", "cubin": "ras", "load": "ld",
+             "cache": "cache"}
     return " ".join(f"{short.get(k, k)} {v:.2f}" for k, v in times.items()) or "-"
 
 
@@ -443,9 +443,9 @@ def main(args) -> int:
           "do_bench medians); cold = the case's first launch in this process, compile + load + "
           "run, with empty disk caches (a kernel the process compiled for an earlier case is "
           "reused by both sides); tile compile stages: fe = frontend to TTIR, ir = Tile IR, bc "
-          "= bytecode, probe = tileiras's probe (once per process), ras = tileiras, ld = "
-          "module load; path = what the Tile run took (ptx: it fell back); best = the "
-          "fastest correct Tile run over the occupancy hints in TILE_OCCUPANCY and worker warps; "
+          "= bytecode, ras = tileiras (with its probe, about 0.2 s, on a process's first "
+          "compile), ld = module load; path = what the Tile run took (ptx: it fell back); "
+          "best = the fastest correct Tile run over the occupancy hints in TILE_OCCUPANCY and worker warps; "
           "per-access views = TRITON_TILE_INDEX_VIEWS=0 (a view per access, the form before "
           "index-views); all views = TRITON_TILE_RAISE_VIEWS=all (1-D tiles in loops too); "
           "no TMA = TRITON_TILE_ALLOW_TMA=0; worker warps = "

@@ -144,8 +144,8 @@ def compile_kernel(jit_fn, spec, options, arch: str):
     options ask for it and it can run, else (loudly, on fallback) stock Triton's PTX path.
 
     `metadata.compile_times` says where a cold compile spent its seconds (frontend, tileir,
-    tilebc, probe: tileiras's once per process, cubin; `load` is added at the first launch on a
-    device), or `cache` on a hit."""
+    tilebc, cubin: tileiras, with its probe on the first compile of a process; `load` is added
+    at the first launch on a device), or `cache` on a hit."""
     from . import ptx_gpu
 
     if not options.enable_tile:
@@ -186,15 +186,6 @@ def compile_kernel(jit_fn, spec, options, arch: str):
                   f"of this kernel for {arch}; install it ({tileiras.INSTALL_HINT}) or build "
                   "the cache ahead of time with TRITON_TILE_TARGET set")
     clock.lap("tilebc")
-    needed = None
-    if reason is None:
-        needed = cpu.core().bytecode_version(tile.module)
-        readable = tileiras.info().bytecode_versions  # probes tileiras once per process
-        clock.lap("probe")
-        if needed not in readable:
-            reason = (f"it needs Tile IR bytecode {needed}, and tileiras "
-                      f"{tileiras.info().short_version} reads {', '.join(readable)}; install a "
-                      f"newer one ({tileiras.INSTALL_HINT})")
     md = cc.make_metadata(name, key, "ptx" if reason else "tile", reason, options,
                           tile.accesses)
     md["target"] = arch
@@ -215,7 +206,8 @@ def compile_kernel(jit_fn, spec, options, arch: str):
             asm["cubin"] = tileiras.compile(bytecode, arch)
             asm["cubin_general"] = general.result()
     clock.lap("cubin")
-    md.update(tileiras=tileiras.info().short_version, bytecode_version=needed)
+    md.update(tileiras=tileiras.short_version(version),
+              bytecode_version=cpu.core().bytecode_version(tile.module))
     files = dict(asm, **{disk.LOCATED_TTIR: module.str(True)})
     material = dict(material, tileiras=version)
     if store.store(key, name, files, md, material):
