@@ -3,7 +3,8 @@
 // has no width for (8/16-bit integer read-modify-writes, 16-bit float xchg, 16-bit
 // compare-and-swap) become compare-and-swap loops on the aligned 32-bit word that holds the
 // element. Known limit: the same loop over a tile hung on an H200 (tileiras 13.4; one program,
-// no shared words; benchmarks/RESULTS.md, 2026-11-22), so tile-shaped ones are unsupported (the kernel falls back).
+// no shared words; benchmarks/RESULTS.md, 2026-11-22), so tile-shaped ones are unsupported
+// (the kernel falls back).
 
 #include <cmath>
 #include <cstdlib>
