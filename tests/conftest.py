@@ -1,13 +1,21 @@
 """Test configuration shared by the whole suite.
 
-The kernel tests (tests/language, tests/examples, tests/gpu) run once per execution path:
+The kernel tests (tests/language, tests/examples, tests/gpu) run once per execution path: a
+test that takes the ``path`` fixture is parametrized over
 
-    PATHS = ["ptx"]          # the TTIR executor; the Tile IR path adds "tile"
+    PATHS = ["ptx", "tile"]      # tests/language, tests/examples: the two CPU executors
+    GPU_PATHS = ["tile", "ptx"]  # tests/gpu: Tile IR through tileiras, PTX through stock Triton
 
 The autouse fixture ``path`` sets ENABLE_TILE for the test ("0" for ptx, "1" for tile); the
 runtime reads ENABLE_TILE at launch, so one test body covers both paths. Tests outside the
 kernel directories are not parametrized and see the environment untouched. With
-``--device cuda`` the same kernel test bodies launch on the GPU (tests/device_mode.py).
+``--device cuda`` the kernel test bodies of tests/language and tests/examples launch on the GPU
+(tests/device_mode.py). The ``rng`` fixture is a numpy Generator seeded from the test id (the
+path left out, so both paths see the same inputs).
+
+The session compiles into a fresh cache directory unless TRITON_TILE_CACHE_DIR is set; with
+TRITON_TILE_ASSEMBLE_SUITE=sm_90,... (CI) tileiras assembles the Tile IR of every kernel the
+suite converted, at the end, and a rejected module fails the run.
 
 Shared helpers live in tests/tt_utils.py (``from tt_utils import numpy_random, poisoned, ...``).
 """

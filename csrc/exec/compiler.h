@@ -47,8 +47,8 @@
 #include <vector>
 
 #include "exec/affine.h"
-#include "exec/origin.h"
 #include "exec/errors.h"
+#include "exec/origin.h"
 #include "exec/program.h"
 #include "ir/op_registry.h"
 #include "ir/operation.h"

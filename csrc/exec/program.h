@@ -128,7 +128,7 @@ struct LaunchState {
   struct Range {
     uint64_t lo, hi; // [lo, hi)
   };
-  std::vector<Range> ranges; // the array arguments
+  std::vector<Range> ranges;   // the array arguments
   std::vector<Range> argRange; // by argument index: a pointer argument's array, else empty
   const std::string *kernelName = nullptr;
   int32_t grid[3] = {1, 1, 1};

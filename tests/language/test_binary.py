@@ -2,7 +2,7 @@
 
 The result dtype of every operator is checked at compile time with
 ``tl.static_assert(z.dtype == EXPECTED)``, EXPECTED coming from tt_utils.promote (Triton's
-rules, reference/triton_frontend.md §1.7); the values against float64 / exact-integer numpy
+rules: language/semantic.py upstream); the values against float64 / exact-integer numpy
 references.
 """
 

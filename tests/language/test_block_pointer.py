@@ -1,7 +1,8 @@
 """Block pointers: tl.make_block_ptr, tl.advance, and loads/stores through them with
 `boundary_check` and `padding_option` ("zero", "nan") on shapes that are not multiples of the
 block, negative offsets, column-major and strided layouts, loops and nested calls, and a
-block-pointer matmul (reference/triton_frontend.md §2.4, §6.4 group D: test_block_copy).
+block-pointer matmul (after Triton's python/test/unit/language/test_block_pointer.py,
+test_block_copy).
 
 Semantics checked: a lane whose coordinate is outside [0, shape) in a dimension listed in
 `boundary_check` reads the padding (zero when unset) and is not written."""

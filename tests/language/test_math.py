@@ -1,5 +1,5 @@
 """Elementwise math: transcendental functions, fma, precise division and sqrt, abs, umulhi,
-clamp, maximum/minimum and NaN handling (reference/triton_frontend.md §2.8, §2.6)."""
+clamp, maximum/minimum and NaN handling (as Triton's language/math.py and core.py define them)."""
 
 import math
 import warnings

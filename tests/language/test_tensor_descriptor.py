@@ -1,4 +1,4 @@
-"""Tensor descriptors (reference/triton_frontend.md §2.4, §3.4, §6.4 group D): device
+"""Tensor descriptors (Triton's tl.make_tensor_descriptor and host TensorDescriptor): device
 descriptors (tl.make_tensor_descriptor) and host ones (TensorDescriptor arguments).
 
 TMA semantics, for any offset (not multiples of the block, negative, past the end): lanes

@@ -288,7 +288,8 @@ class TileGPUKernel(cc.CompiledKernel):
                 raise
             from . import ptx_gpu
 
-            # This driver cannot run tileiras cubins (reference/tileir.md §9.6): stock Triton.
+            # This driver cannot run tileiras cubins (some 580.x containers lack the driver's
+            # Tile IR library: CUDA_ERROR_JIT_COMPILER_NOT_FOUND): stock Triton runs it.
             tile_stage.fall_back(self.name, f"the CUDA driver rejects the cubin ({e.args[0]})",
                                  f"load:{device}", runs_on="GPU: stock Triton")
             kernel = self._fallback[device] = ptx_gpu.PTXGPUKernel(*self._spec, arch,

@@ -1,8 +1,13 @@
-"""The compiler pipeline as one list of stages, and the compiled-kernel object it returns.
+"""The CPU compile driver, and the compiled-kernel object every backend returns.
 
-    Python function --frontend--> TTIR --passes--> TTIR --prepare--> executor program
+    compile_kernel:  Python function --frontend--> TTIR --TTIR_PASSES--> backend_stages
+    backend_stages:  enable_tile: tile_stage.convert --> Tile IR --> the CPU tile executor
+                     otherwise (or on a fallback): --PTX_PASSES--> the TTIR executor
 
-`compile_kernel` is what the JIT calls once per specialization; `compile` is the AOT entry.
+`compile_kernel` is what the JIT calls once per specialization for host arrays (through
+runtime/cache.compile_cached, which reruns `backend_stages` alone on a disk hit); `compile` is
+the AOT entry. GPU launches take another driver with the same first stages:
+backends/tile_gpu.compile_kernel (docs/architecture.md has both, stage by stage).
 """
 
 from __future__ import annotations

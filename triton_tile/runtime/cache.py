@@ -1,4 +1,4 @@
-"""The on-disk kernel cache (DESIGN.md §Cache).
+"""The on-disk kernel cache (docs/internals.md, "Cache keys that travel").
 
 `TRITON_TILE_CACHE_DIR/<key>/` holds one file per stage (`<name>.ttir`, later `.tileir`,
 `.tilebc`, `.cubin`) and `<name>.json` with the metadata, the key, the key's inputs and a
@@ -46,7 +46,7 @@ def compiler_fingerprint() -> str:
     It hashes the Python sources and the C++ core's `source_hash` (a hash of the C++ sources
     compiled into it), not the library's bytes: those differ between machines building the
     same sources (another compiler or Python), and a cache built ahead of time on one machine
-    must be valid on the GPU machine (DESIGN.md: Cache)."""
+    must be valid on the GPU machine."""
     with _FINGERPRINT_LOCK:
         if _FINGERPRINT:
             return _FINGERPRINT[0]

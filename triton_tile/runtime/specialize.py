@@ -1,10 +1,10 @@
 """Argument specialization (Triton's table) and conversion of arguments for the executor.
 
 `specialize_arg` maps one bound argument to `(type_string, key, runtime_value)`:
-type and key follow reference/triton_frontend.md §1.3 exactly; the runtime value is what the
-executor receives (a `HostBuffer` for pointers, a Python int or float for scalars, `CONSTEXPR`
-for arguments folded into the kernel). Doing both in one pass means one type dispatch per
-argument per launch.
+type and key follow Triton's specialization (python/src/specialize.cc) exactly; the runtime
+value is what the executor receives (a `HostBuffer` for pointers, a Python int or float for
+scalars, `CONSTEXPR` for arguments folded into the kernel). Doing both in one pass means one
+type dispatch per argument per launch.
 """
 
 from __future__ import annotations
