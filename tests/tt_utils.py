@@ -319,3 +319,16 @@ def cas_counter_kernel(Z, ITERS: tl.constexpr, COUNTERS: tl.constexpr):
             cur = tl.load(p, volatile=True)
             prev = tl.atomic_cas(p, cur, cur + 1)
             done = (prev == cur).to(tl.int32)
+
+
+class DLPackOnly:
+    """An object that exports `arr` through DLPack alone (no __array_interface__)."""
+
+    def __init__(self, arr):
+        self._arr = arr
+
+    def __dlpack__(self, **kw):
+        return self._arr.__dlpack__(**kw)
+
+    def __dlpack_device__(self):
+        return self._arr.__dlpack_device__()

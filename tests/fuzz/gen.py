@@ -448,6 +448,15 @@ def _np_reduce(kind: str, v: np.ndarray, axis: int) -> np.ndarray:
     return {"sum": np.sum, "max": np.max, "min": np.min}[kind](v, axis=axis)
 
 
+
+def _store_reduced(lines, axis, m, n, bm, bn):
+    """Stores `r`, reduced over `axis` of an (m, n) tile grid: (its size, the grid)."""
+    if axis == 1:
+        lines.append("tl.store(out_ptr + rm, r, mask=rm < m)")
+        return m, (-(-m // bm), 1)
+    lines.append("tl.store(out_ptr + rn, r, mask=rn < n)")
+    return n, (1, -(-n // bn))
+
 def reduce2d(seed: int, rng: random.Random, nrng: np.random.Generator) -> Case:
     """2-D tiles over rows with a padded row stride: a reduction or scan along either axis,
     broadcasting of a row vector, or the element-wise expression stored back."""
@@ -486,12 +495,7 @@ def reduce2d(seed: int, rng: random.Random, nrng: np.random.Generator) -> Case:
         small = {"fp32": "float('-inf')", "i32": "-2147483648", "u32": "0"}[acc_t]
         lines.append(f"x = tl.where(mask, x, {small if op == 'argmax' else big})")
         lines.append(f"r = tl.{op}(x, axis={axis})")
-        if axis == 1:
-            lines.append("tl.store(out_ptr + rm, r, mask=rm < m)")
-            size, grid = m, (-(-m // bm), 1)
-        else:
-            lines.append("tl.store(out_ptr + rn, r, mask=rn < n)")
-            size, grid = n, (1, -(-n // bn))
+        size, grid = _store_reduced(lines, axis, m, n, bm, bn)
         exp = (np.argmax if op == "argmax" else np.argmin)(x64, axis=axis).astype(np.int32)
         outputs.append(Output("out_ptr", "i32", exp))
         args["out_ptr"] = np.empty(size, np.int32)
@@ -502,12 +506,7 @@ def reduce2d(seed: int, rng: random.Random, nrng: np.random.Generator) -> Case:
                  ("4294967295" if acc_t == "u32" else "2147483647")}[op]
         lines.append(f"x = tl.where(mask, x, {ident})")
         lines.append(f"r = tl.{op}(x, axis={axis})")
-        if axis == 1:
-            lines.append("tl.store(out_ptr + rm, r, mask=rm < m)")
-            size, grid = m, (-(-m // bm), 1)
-        else:
-            lines.append("tl.store(out_ptr + rn, r, mask=rn < n)")
-            size, grid = n, (1, -(-n // bn))
+        size, grid = _store_reduced(lines, axis, m, n, bm, bn)
         # an axis-0 reduction's grid runs over columns: program_id(1)
         exp = _np_reduce(op, x64, axis)
         tol = None

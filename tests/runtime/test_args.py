@@ -3,6 +3,7 @@ arguments reach the executor as the bounds of the memory they live in."""
 
 import numpy as np
 import pytest
+from tt_utils import DLPackOnly
 
 import triton_tile as triton
 import triton_tile.language as tl
@@ -173,19 +174,9 @@ def test_array_interface_objects_run():
 
 
 def test_dlpack_objects_run():
-    class _DL:
-        def __init__(self, arr):
-            self._arr = arr
-
-        def __dlpack__(self, **kw):
-            return self._arr.__dlpack__(**kw)
-
-        def __dlpack_device__(self):
-            return self._arr.__dlpack_device__()
-
     x = np.arange(16, dtype=np.int32)
     y = np.zeros(16, np.int32)
-    copy_kernel[(1,)](_DL(x), _DL(y), 16, BLOCK=16)
+    copy_kernel[(1,)](DLPackOnly(x), DLPackOnly(y), 16, BLOCK=16)
     np.testing.assert_array_equal(x, y)
 
 

@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 import pytest
+from tt_utils import DLPackOnly
 
 import triton_tile as triton
 import triton_tile.language as tl
@@ -145,17 +146,6 @@ class _ArrayInterface:
         self.__array_interface__ = ai
 
 
-class _DLPackOnly:
-    def __init__(self, arr):
-        self._arr = arr
-
-    def __dlpack__(self, **kw):
-        return self._arr.__dlpack__(**kw)
-
-    def __dlpack_device__(self):
-        return self._arr.__dlpack_device__()
-
-
 def test_read_only_array_interface_and_dlpack_producers():
     n = 257
     x = np.random.default_rng().standard_normal(n).astype(np.float32)
@@ -165,7 +155,7 @@ def test_read_only_array_interface_and_dlpack_producers():
     ro = np.zeros(n, np.float32)
     ro.setflags(write=False)
     with pytest.raises(ValueError, match="argument 'out_ptr' is read-only .*DLPack"):
-        scale_kernel[_grid(n)](x, _DLPackOnly(ro), n, BLOCK=128)
+        scale_kernel[_grid(n)](x, DLPackOnly(ro), n, BLOCK=128)
     assert not base.any() and not ro.any()
     scale_kernel[_grid(n)](x, _ArrayInterface(base, False), n, BLOCK=128)
     _check_scale(x, base)
