@@ -512,9 +512,17 @@ class Semantic:
         return self._emit("arith.shli", [input, other], input.type)
 
     def shr(self, input, other) -> tl.tensor:
+        # As Triton: the shift is arithmetic when the tensor operand (the left one, or the right
+        # one when the left is a Python scalar) is signed, decided before promotion, so a
+        # signed `x >> y` stays arithmetic even when an unsigned `y` makes the result unsigned.
+        sign_src = tl._unwrap_if_constexpr(input)
+        if not isinstance(sign_src, tl.tensor):
+            sign_src = tl._unwrap_if_constexpr(other)
+        signed = isinstance(sign_src, tl.tensor) and sign_src.type.scalar.is_int_signed()
         input, other = self._bitwise_operands(input, other)
-        # arithmetic for signed, logical for unsigned
-        name = "arith.shrsi" if input.type.scalar.is_int_signed() else "arith.shrui"
+        if not isinstance(sign_src, tl.tensor):
+            signed = input.type.scalar.is_int_signed()
+        name = "arith.shrsi" if signed else "arith.shrui"
         return self._emit(name, [input, other], input.type)
 
     def compare(self, kind: str, input, other) -> tl.tensor:
