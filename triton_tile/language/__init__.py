@@ -149,7 +149,7 @@ from .random import (
     randn4x,
     uint_to_uniform_float,
 )
-from .standard import sigmoid, softmax, sort, swizzle2d
+from .standard import sigmoid, softmax, sort, swizzle2d, topk
 
 core._math_tensor_members(math)
 

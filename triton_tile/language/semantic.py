@@ -1785,6 +1785,30 @@ class Semantic:
     # sort
     # ----------------------------------------------------------------------------------------
 
+    def topk(self, x: tl.tensor, k: int) -> tl.tensor:
+        """The k largest values of the last dimension, largest first (torch.topk's values):
+        sort descending, then keep the first k. The slice is taken without arithmetic (the
+        dimension viewed as m axes of size 2 before the k kept ones, each split and its first
+        half kept), so the dtype and every bit of the values are kept."""
+        shape = list(x.type.shape)
+        n = shape[-1]
+        if k <= 0 or k & (k - 1) or k > n:
+            raise ValueError(f"topk: k must be a power of two no larger than the sorted "
+                             f"dimension ({n}), got {k}")
+        y = self.sort(x, True)
+        if k == n:
+            return y
+        pre = shape[:-1]
+        p = len(pre)
+        m = int(math.log2(n // k))
+        y = self.reshape(y, pre + [2] * m + [k], False)
+        for _ in range(m):
+            rank = len(y.type.shape)
+            perm = [i for i in range(rank) if i != p] + [p]
+            # moving axis p last keeps the others in order, so the first half is in place
+            y, _ = self.split(self.permute(y, perm))
+        return y
+
     def sort(self, x: tl.tensor, descending: bool) -> tl.tensor:
         """Bitonic sort of the last dimension. The dimension (n = 2**k) is viewed as k axes of
         size 2 (axis P+k-1-b holds index bit b); each compare-exchange splits one such axis,
