@@ -43,6 +43,10 @@ def _cast_kernel(X, Z, n, DST: tl.constexpr, METHOD: tl.constexpr, BLOCK: tl.con
         z = x.to(DST, bitcast=True)
     elif METHOD == "cast_bitcast":
         z = tl.cast(x, DST, bitcast=True)
+    elif METHOD == "method_cast":  # tensor.cast, Triton's spelling of tl.cast as a method
+        z = x.cast(DST)
+    elif METHOD == "method_cast_bitcast":
+        z = x.cast(DST, bitcast=True)
     else:
         z = x.to(DST, fp_downcast_rounding=METHOD)
     tl.static_assert(z.dtype == DST, "cast gives the requested dtype")
@@ -252,3 +256,17 @@ def test_fp8_casts(src, dst, rng):
     z = _run(x, dst, "to")
     assert_bits_equal(z, x.astype(np.float32).astype(np_dtype(dst)),
                       err_msg=f"{src} -> {dst}")
+
+
+@pytest.mark.parametrize("src, dst", [("float32", "int16"), ("int32", "float16"),
+                                      ("float16", "float32"), ("uint8", "int64"),
+                                      ("int16", "float16")])
+def test_tensor_cast_method(src, dst, rng):
+    """`x.cast(dtype)` is `tl.cast(x, dtype)`; `x.cast(dtype, bitcast=True)` the bitcast."""
+    x = numpy_random(N, src, rng, low=-100, high=100) if is_int(src) or is_int(dst) else \
+        numpy_random(N, src, rng)
+    assert_equal(_run(x, dst, "method_cast"), _run(x, dst, "cast"))
+    if np.dtype(src).itemsize == np.dtype(dst).itemsize:
+        assert_equal(_run(x, dst, "method_cast_bitcast"), x.view(dst))
+    ref = np.trunc(x.astype(np.float64)) if is_int(dst) else x.astype(np.float64)
+    assert_equal(_run(x, dst, "method_cast").astype(np.float64), ref.astype(dst).astype(np.float64))

@@ -1116,6 +1116,7 @@ def to_tensor(x, _semantic=None):
     return _semantic.to_tensor(x)
 
 
+@_tensor_member_fn
 @builtin
 def cast(input, dtype, fp_downcast_rounding=None, bitcast=False, _semantic=None):
     input = _semantic.to_tensor(input)
@@ -1626,8 +1627,19 @@ def inline_asm_elementwise(asm, constraints, args, dtype, is_pure, pack, _semant
 @builtin
 def dot_scaled(lhs, lhs_scale, lhs_format, rhs, rhs_scale, rhs_format, acc=None, fast_math=False,
                lhs_k_pack=True, rhs_k_pack=True, out_dtype=float32, _semantic=None):
-    raise NotImplementedError("dot_scaled (microscaling formats) is not supported by triton_tile "
-                              "yet; dequantize the operands and use tl.dot")
+    """lhs @ rhs for microscaled operands: formats e2m1 (two values a byte), e4m3, e5m2 (bytes,
+    with uint8 e8m0 scales, one per 32 elements of K, or None), bf16, fp16; fp32 result."""
+    def scale(s):
+        s = _unwrap_if_constexpr(s)
+        return None if s is None else _semantic.to_tensor(s)
+
+    acc = _unwrap_if_constexpr(acc)
+    return _semantic.dot_scaled(
+        _semantic.to_tensor(lhs), scale(lhs_scale), str(_unwrap_if_constexpr(lhs_format)),
+        _semantic.to_tensor(rhs), scale(rhs_scale), str(_unwrap_if_constexpr(rhs_format)),
+        None if acc is None else _semantic.to_tensor(acc), bool(_unwrap_if_constexpr(fast_math)),
+        bool(_unwrap_if_constexpr(lhs_k_pack)), bool(_unwrap_if_constexpr(rhs_k_pack)),
+        _unwrap_dtype(out_dtype))
 
 
 def _shape_list(values, what):

@@ -1785,6 +1785,114 @@ class Semantic:
     # sort
     # ----------------------------------------------------------------------------------------
 
+    # ----------------------------------------------------------------------------------------
+    # dot_scaled: microscaled (MX) operands, decomposed the way Triton's NVIDIA backend does for
+    # GPUs without native scaled MMA: each operand is upcast to bf16 (fp16 when either format
+    # is fp16), multiplied by its e8m0 block scales (one per 32 elements of K; 0xFF is NaN),
+    # and the product is an ordinary tl.dot accumulating in fp32. Both CPU paths and the
+    # conversion see only ordinary ops.
+
+    _MX_FORMATS = ("e2m1", "e4m3", "e5m2", "bf16", "fp16")
+
+    def _mx_upcast(self, x: tl.tensor, fmt: str, comp, k_axis: int, k_pack: bool) -> tl.tensor:
+        """x (uint8 bytes for the fp8/fp4 formats, bf16/fp16 values otherwise) as `comp`
+        values; e2m1 holds two values a byte along `k_axis` (low nibble first) or, without
+        k_pack, along the other axis."""
+        if fmt in ("bf16", "fp16"):
+            want = tl.bfloat16 if fmt == "bf16" else tl.float16
+            if x.dtype != want:
+                raise ValueError(f"dot_scaled: a {fmt} operand must hold {want}, not {x.dtype}")
+            return self.cast(x, comp)
+        if x.dtype.primitive_bitwidth != 8 or not (x.dtype.is_int() or x.dtype.is_fp8()):
+            raise ValueError(f"dot_scaled: a {fmt} operand must hold bytes (uint8), "
+                             f"not {x.dtype}")
+        if fmt in ("e4m3", "e5m2"):
+            f8 = tl.float8e4nv if fmt == "e4m3" else tl.float8e5
+            return self.cast(self.bitcast(x, f8) if x.dtype != f8 else x, comp)
+        # e2m1: sign, 2 exponent bits (bias 1), 1 mantissa bit; every value is exact in fp32
+        u = self.bitcast(x, tl.uint8) if x.dtype != tl.uint8 else x
+        u = self.cast(u, tl.int32)
+
+        def nibble(v):
+            e = self.and_(self.shr(v, 1), 3)
+            m = self.cast(self.and_(v, 1), tl.float32)
+            half_m = self.mul(m, 0.5)
+            scale = self.where(self.compare("eq", e, 1), 1.0,
+                               self.where(self.compare("eq", e, 2), 2.0, 4.0))
+            mag = self.where(self.compare("eq", e, 0), half_m,
+                             self.mul(self.add(half_m, 1.0, True), scale))
+            neg = self.compare("ne", self.and_(v, 8), 0)
+            return self.cast(self.where(neg, self.minus(mag), mag), comp)
+
+        lo = nibble(self.and_(u, 15))
+        hi = nibble(self.and_(self.shr(u, 4), 15))
+        pair = self.join(lo, hi)  # [..., 2]: low nibble first
+        shape = list(x.type.shape)
+        axis = k_axis if k_pack else 1 - k_axis
+        rank = len(shape)
+        perm = list(range(axis + 1)) + [rank] + list(range(axis + 1, rank))
+        pair = self.permute(pair, perm)
+        shape[axis] *= 2
+        return self.reshape(pair, shape, False)
+
+    def _mx_scale(self, v: tl.tensor, scale: tl.tensor, comp, k_axis: int) -> tl.tensor:
+        """v * 2**(scale - 127), the e8m0 scale of each 32 values along K (scale is [rows of
+        v, K / 32] for either operand); scale 0xFF makes NaN."""
+        shape = list(v.type.shape)
+        k = shape[k_axis]
+        other = shape[1 - k_axis]
+        sshape = list(scale.type.shape)
+        if sshape != [other, k // 32] or k % 32:
+            raise ValueError(f"dot_scaled: a scale must be [{other}, {k // 32}] for an operand "
+                             f"of shape {shape} (one per 32 elements of K); got {sshape}")
+        if scale.dtype != tl.uint8:
+            if scale.dtype.primitive_bitwidth != 8 or not scale.dtype.is_int():
+                raise ValueError(f"dot_scaled: scales are uint8 (e8m0), not {scale.dtype}")
+            scale = self.bitcast(scale, tl.uint8)
+        # the e8m0 byte as an fp32 exponent (byte 0 gives 0.0, as Triton's upcast does)
+        f = self.bitcast(self.shl(self.cast(scale, tl.uint32), 23), tl.float32)
+        f = self.cast(f, comp)
+        nan = self.compare("eq", scale, 255)
+        f = self.reshape(self.broadcast_impl_shape(self.expand_dims(f, 2), [other, k // 32, 32]),
+                         [other, k], False)
+        nan = self.reshape(
+            self.broadcast_impl_shape(self.expand_dims(nan, 2), [other, k // 32, 32]),
+            [other, k], False)
+        if k_axis == 0:  # rhs: [K, N] against a [N, K] scale
+            f = self.permute(f, [1, 0])
+            nan = self.permute(nan, [1, 0])
+        prod = self.mul(v, f)
+        return self.where(nan, self._constant_like(float("nan"), comp, prod), prod)
+
+    def dot_scaled(self, lhs, lhs_scale, lhs_format, rhs, rhs_scale, rhs_format, acc,
+                   fast_math, lhs_k_pack, rhs_k_pack, out_dtype) -> tl.tensor:
+        for fmt in (lhs_format, rhs_format):
+            if fmt not in self._MX_FORMATS:
+                raise ValueError(f"dot_scaled: format {fmt!r} is not one of "
+                                 f"{', '.join(self._MX_FORMATS)}")
+        if not lhs.type.is_block() or not rhs.type.is_block():
+            raise ValueError("dot_scaled operands must be blocks")
+        if len(lhs.shape) != 2 or len(rhs.shape) != 2:
+            raise ValueError("dot_scaled: only 2-D operands are supported by triton_tile; "
+                             f"got {list(lhs.type.shape)} and {list(rhs.type.shape)}")
+        for fmt, pack in ((lhs_format, lhs_k_pack), (rhs_format, rhs_k_pack)):
+            if not pack and fmt != "e2m1":
+                raise ValueError("only mxfp4 inputs can be packed along a dimension different "
+                                 "than K")
+        if out_dtype != tl.float32:
+            raise ValueError(f"dot_scaled: out_dtype must be float32, not {out_dtype}")
+        comp = tl.float16 if "fp16" in (lhs_format, rhs_format) else tl.bfloat16
+        a = self._mx_upcast(lhs, lhs_format, comp, 1, lhs_k_pack)
+        b = self._mx_upcast(rhs, rhs_format, comp, 0, rhs_k_pack)
+        if a.type.shape[1] != b.type.shape[0]:
+            raise ValueError(f"Reduction dimension should pack the same number of elements; "
+                             f"(lhs: {list(lhs.type.shape)} vs rhs: {list(rhs.type.shape)})")
+        if lhs_scale is not None:
+            a = self._mx_scale(a, lhs_scale, comp, 1)
+        if rhs_scale is not None:
+            b = self._mx_scale(b, rhs_scale, comp, 0)
+        return self.dot(a, b, acc, "ieee", None, tl.float32)
+
     def topk(self, x: tl.tensor, k: int) -> tl.tensor:
         """The k largest values of the last dimension, largest first (torch.topk's values):
         sort descending, then keep the first k. The slice is taken without arithmetic (the
