@@ -112,6 +112,39 @@ def test_ternary(c, rng):
     assert_equal(z.reshape(64, 3), ref)
 
 
+@triton.jit
+def _void_ternary_kernel(X, Z, STATIC: tl.constexpr):
+    pid = tl.program_id(0)
+    x = tl.load(X + pid)
+    # branches that are calls returning nothing: run for their effects only
+    tl.store(Z + 2 * pid, x * 2) if x > 0 else tl.store(Z + 2 * pid, x - 1)
+    tl.store(Z + 2 * pid + 1, x) if STATIC else tl.store(Z + 2 * pid + 1, -x)
+
+
+@pytest.mark.parametrize("static", [True, False])
+def test_ternary_void_branches(static, rng):
+    """`f() if c else g()` whose branches return nothing (tl.store) is an if run for its
+    effects, with a dynamic or a constexpr condition."""
+    x = numpy_random(64, "int32", rng, low=-100, high=100)
+    z = poisoned(128, "int32")
+    _void_ternary_kernel[(64,)](x, z, STATIC=static)
+    ref = np.stack([np.where(x > 0, x * 2, x - 1), x if static else -x], 1)
+    assert_equal(z.reshape(64, 2), ref)
+
+
+@triton.jit
+def _half_void_ternary_kernel(X, Z):
+    x = tl.load(X)
+    y = tl.store(Z, x) if x > 0 else x
+    tl.store(Z, y)
+
+
+def test_ternary_one_void_branch_is_an_error():
+    x = np.ones(1, dtype=np.int32)
+    with pytest.raises(triton.CompilationError, match="inconsistent types"):
+        _half_void_ternary_kernel[(1,)](x, poisoned(1, "int32"))
+
+
 # ---------------------------------------------------------------------------------------------
 # early return
 

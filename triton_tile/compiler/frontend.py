@@ -996,8 +996,28 @@ class CodeGenerator(ast.NodeVisitor):
                 else self.visit(node.orelse)
         cond = self._scalar_condition(cond)
         with self._scratch():
-            t_spec = _flatten(self._ifexp_value(node.body), [])
-            e_spec = _flatten(self._ifexp_value(node.orelse), [])
+            t_val, e_val = self.visit(node.body), self.visit(node.orelse)
+            void = [tl._unwrap_if_constexpr(v) is None for v in (t_val, e_val)]
+            if not any(void):
+                t_spec = _flatten(self._as_ifexp_value(t_val), [])
+                e_spec = _flatten(self._as_ifexp_value(e_val), [])
+        if all(void):
+            # `f(a) if c else g(b)` of calls that return nothing (tl.store, say): an scf.if
+            # run for its effects, as Triton compiles it
+            if_op = self.builder.create("scf.if", [cond.handle], [], {}, 2)
+            ip = self.builder.save_ip()
+            try:
+                for region, expr in ((0, node.body), (1, node.orelse)):
+                    blk = if_op.region(region).add_block([])
+                    self.builder.set_insertion_point_to_end(blk)
+                    self.visit(expr)
+                    self._yield([])
+            finally:
+                self.builder.restore_ip(ip)
+            return None
+        if any(void):
+            raise TypeError("Ternary expression with dynamic condition has inconsistent types: "
+                            "one branch has no value")
         if not _spec_equal(t_spec, e_spec):
             raise TypeError(f"Ternary expression with dynamic condition has inconsistent types "
                             f"{_spec_str(t_spec)} and {_spec_str(e_spec)}")
@@ -1013,7 +1033,9 @@ class CodeGenerator(ast.NodeVisitor):
         return _unflatten(iter(if_op.results), t_spec, self.sem)
 
     def _ifexp_value(self, expr):
-        v = self.visit(expr)
+        return self._as_ifexp_value(self.visit(expr))
+
+    def _as_ifexp_value(self, v):
         return v if isinstance(v, tl.tensor_descriptor) else self.sem.to_tensor(v)
 
     # ----------------------------------------------------------------------------------------
