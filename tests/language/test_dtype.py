@@ -115,3 +115,12 @@ def test_python_float_arguments_are_fp32_unless_annotated():
     assert z[0] == float(np.float32(0.1))  # a plain float argument is fp32
     assert z[1] == 0.1  # annotated tl.float64
     assert z[2] == 3 * (2**31 - 1)  # annotated tl.int64: no int32 wrap
+
+
+def test_str_to_ty_takes_triton_second_argument():
+    """Triton's `tl.str_to_ty(name, c)` (upstream's tests call it with c=None): the same
+    types, and `constexpr` is the type of the constant c."""
+    assert tl.str_to_ty("fp16", None) == tl.float16
+    assert tl.str_to_ty("*kbf16", None) == tl.pointer_type(tl.bfloat16, 1, True)
+    assert tl.str_to_ty("u64") == tl.uint64
+    assert tl.str_to_ty("constexpr", 3) == tl.constexpr_type(3)

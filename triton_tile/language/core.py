@@ -548,10 +548,13 @@ def parse_tensordesc(name: str):
     return tensor_descriptor_type(block_type(elt, shape), m.group(3) or "zero")
 
 
-def str_to_ty(name: str):
+def str_to_ty(name: str, c=None):
     """A Triton signature type string (`*fp32`, `*kfp16`, `i32`, `u1`, `fp64`,
-    `tensordesc<fp16[64, 64]>`) -> tl type."""
+    `tensordesc<fp16[64, 64]>`) -> tl type; with Triton's second argument `c`, `constexpr`
+    is the type of the constant `c`."""
     name = name.strip()
+    if name.startswith("constexpr"):
+        return constexpr_type(c)
     if name.startswith("tensordesc<"):
         ty = parse_tensordesc(name)
         if ty is None:
