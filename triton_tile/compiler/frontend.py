@@ -1417,6 +1417,9 @@ class CodeGenerator(ast.NodeVisitor):
                 return self.sem.permute(lhs, list(builtins.range(rank))[::-1])
             if node.attr in tl_standard.JIT_MEMBERS and not hasattr(lhs, node.attr):
                 return _BoundJIT(tl_standard.JIT_MEMBERS[node.attr], lhs)
+        if isinstance(lhs, tl.constexpr) and node.attr in ("type", "value"):
+            # a constexpr's own attributes, as in Triton: `C.type` is constexpr_type(C.value)
+            return getattr(lhs, node.attr)
         return getattr(_unwrap(lhs), node.attr)
 
     def visit_Tuple(self, node):
