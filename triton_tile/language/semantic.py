@@ -1399,7 +1399,8 @@ class Semantic:
         elt = ptr.type.scalar.element_ty
         if elt in (tl.float16, tl.bfloat16) and op not in ("add", "xchg"):
             raise ValueError(f"atomic_{op} does not support {elt}")
-        if elt in (tl.int1, tl.int8, tl.int16, tl.uint8, tl.uint16):
+        # as Triton: nothing narrower than 16 bits (fp8 included), nor 16-bit integers
+        if elt in (tl.int16, tl.uint16) or elt.primitive_bitwidth < 16:
             raise ValueError(f"atomic_{op} does not support {elt}")
         if ptr.type.is_block():
             shape = ptr.type.shape
