@@ -432,6 +432,23 @@ _PY_BUILTIN_NAMES = ("len", "list", "range", "float", "int", "bool", "isinstance
                      "zip", "type", "sum", "any", "all", "round")
 
 
+def _is_const_annotation(annotation) -> bool:
+    """`p: tl.const` (or the string form `from __future__ import annotations` leaves)."""
+    if isinstance(annotation, str):
+        return annotation.strip().split(".")[-1] == "const"
+    return annotation is tl.const
+
+
+def _const_pointer_spec(spec, name, fn_name):
+    """A `tl.const` parameter: the argument's pointer type, made const (stores through it are
+    compile errors; it does not mix with non-const pointers)."""
+    kind, ty = spec[0], spec[1] if len(spec) > 1 else None
+    if kind != "t" or not isinstance(ty, tl.pointer_type):
+        raise CompilationError(f"{fn_name}: parameter {name!r} is annotated tl.const but its "
+                               "argument is not a pointer")
+    return ("t", tl.pointer_type(ty.element_ty, ty.address_space, True))
+
+
 class CodeGenerator(ast.NodeVisitor):
     def __init__(self, ctx: CompileContext, jit_fn, fn_name: str, is_kernel: bool):
         self.ctx = ctx
@@ -591,7 +608,10 @@ class CodeGenerator(ast.NodeVisitor):
                 bindings.append((name, ("c", self._as_constexpr(constants.get(name)))))
                 continue
             if name in signature:
-                bindings.append((name, self._signature_spec(name, ty, None)))
+                spec = self._signature_spec(name, ty, None)
+                if _is_const_annotation(py_sig.parameters[name].annotation):
+                    spec = _const_pointer_spec(spec, name, self.fn_name)
+                bindings.append((name, spec))
                 continue
             param = py_sig.parameters[name]
             if param.default is inspect.Parameter.empty:

@@ -32,6 +32,7 @@ from .core import (
     cdiv,
     clamp,
     condition,
+    const,
     constexpr,
     constexpr_type,
     cumprod,

@@ -334,6 +334,12 @@ class dtype(base_type):
         return (dtype, (self.name,))
 
 
+class const:
+    """Annotation of a pointer parameter (`p: tl.const`) whose data the kernel only reads: the
+    parameter's type is a const pointer; storing through it is a compile error, and it does not
+    mix with non-const pointers (as in Triton)."""
+
+
 class pointer_type(dtype):
     """`*elt`: a global-memory pointer; `const` pointers may not be stored through."""
 
