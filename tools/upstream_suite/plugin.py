@@ -15,6 +15,7 @@ import importlib.abc
 import importlib.util
 import linecache
 import os
+import re
 import sys
 import tempfile
 
@@ -86,6 +87,9 @@ def pytest_configure(config):
     if not config.getoption("--real-triton"):
         install()
         sys.addaudithook(_exec_sources_hook)
+        # every fallback counted, not one per source line (see pytest_runtest_setup)
+        config.addinivalue_line("filterwarnings",
+                                "always::triton_tile.runtime.errors.TileFallbackWarning")
     config.addinivalue_line("markers",
                             "interpreter: indicate whether interpreter supports the test")
 
@@ -144,3 +148,40 @@ def with_allocator():
         yield
     finally:
         triton.set_allocator(None)
+
+
+# On the Tile path (ENABLE_TILE=1) a kernel the conversion cannot express runs on the PTX-style
+# path with a TileFallbackWarning: count the tests that fell back, and why, so a measurement of
+# the Tile path says how much of it ran as Tile IR.
+_fallbacks = {}
+
+
+def pytest_runtest_setup(item):
+    # triton_tile warns once per kernel per process; a kernel here is defined once per test
+    # (and its source line is shared by a test's parametrizations): warn again in each test
+    mod = sys.modules.get("triton_tile.compiler.tile_stage")
+    if mod is not None and hasattr(mod, "_warned"):
+        mod._warned.clear()
+
+
+def pytest_warning_recorded(warning_message, when, nodeid, location):
+    if type(warning_message.message).__name__ != "TileFallbackWarning":
+        return
+    text = str(warning_message.message)
+    # "kernel K: the Tile IR path cannot run it: 'op' at file:line:col: reason[ (and N more)];
+    # running on the PTX-style path (...)": grouped by op and reason, numbers elided
+    m = re.search(r"cannot run it: '([^']+)' at \S+?:\d+:\d+: (.*?)(?: \(and \d+ more\))?; "
+                  r"running on", text)
+    reason = f"{m.group(1)}: {m.group(2)}" if m else text.split("cannot run it: ")[-1]
+    reason = re.sub(r"\d+", "N", reason)[:150]
+    _fallbacks.setdefault(reason, set()).add(nodeid)
+
+
+def pytest_terminal_summary(terminalreporter):
+    if not _fallbacks:
+        return
+    tests = set().union(*_fallbacks.values())
+    terminalreporter.write_line(f"tile fallbacks: {len(tests)} tests had a kernel fall back to "
+                                "the PTX-style path; by reason:")
+    for reason, ids in sorted(_fallbacks.items(), key=lambda kv: -len(kv[1])):
+        terminalreporter.write_line(f"  {len(ids):5}  {reason}")
