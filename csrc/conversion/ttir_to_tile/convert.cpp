@@ -18,7 +18,7 @@
 //   - 8/16-bit atomics Tile IR lacks are compare-and-swap loops on 32-bit words
 //     (convert_memory.cpp).
 // Known limits: see unsupported() calls: fp8 atomics, 16-bit float atomic max/min, i1 atomics,
-// tt.histogram and tt.gather over 2^20 compares.
+// tt.histogram and tt.gather over 2^20 compares, tensors of rank above 7 (Converter::op).
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
