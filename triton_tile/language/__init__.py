@@ -71,6 +71,7 @@ from .core import (
     load_tensor_descriptor,
     make_block_ptr,
     make_tensor_descriptor,
+    map_elementwise,
     max,
     max_constancy,
     max_contiguous,

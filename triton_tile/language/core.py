@@ -1456,6 +1456,17 @@ def reduce(input, axis, combine_fn, keep_dims=False, _semantic=None):
 
 
 @builtin
+def map_elementwise(scalar_fn, *args, pack=1, _semantic=None):
+    """Apply the @jit function `scalar_fn` to the elements of the (broadcast) tensors `args`,
+    `pack` consecutive elements at a time; the function may branch on its scalar arguments.
+    Returns one tensor per value it returns (a tuple when there are several)."""
+    fn = _unwrap_if_constexpr(scalar_fn)
+    res = _semantic.map_elementwise([_unwrap_if_constexpr(a) for a in args], fn,
+                                    int(_unwrap_if_constexpr(pack)))
+    return res[0] if len(res) == 1 else tuple(res)
+
+
+@builtin
 def associative_scan(input, axis, combine_fn, reverse=False, _semantic=None):
     """Inclusive scan of `input` (a tensor or a tuple) along `axis` with an associative @jit
     `combine_fn`; `reverse` scans from the end."""

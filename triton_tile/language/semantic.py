@@ -1601,6 +1601,71 @@ class Semantic:
         finally:
             self.builder.restore_ip(ip)
 
+    def map_elementwise(self, inputs: List[tl.tensor], fn, pack: int) -> List[tl.tensor]:
+        """tl.map_elementwise: the @jit function `fn` applied to scalars, `pack` consecutive
+        elements of every (broadcast) input at a time (fn takes pack arguments per input, in
+        input order, and returns pack values per result). Its body may branch on the values:
+        it is a region the executors run per element."""
+        if self.ctx is None or not self.ctx.is_jit_function(fn):
+            raise TypeError(f"map_elementwise needs a @triton.jit function, got {fn!r}")
+        if pack < 1:
+            raise ValueError(f"pack must be at least 1, got {pack}")
+        inputs = [self.to_tensor(x) for x in inputs]
+        base = next((t for t in inputs if t.type.is_block()), None)
+        if base is None:
+            raise ValueError("map_elementwise needs at least one tensor argument")
+        for t in inputs:
+            base, _ = self.broadcast_impl_value(base, t)
+        inputs = [self.broadcast_impl_value(t, base)[0] for t in inputs]
+        shape = list(base.type.shape)
+        if base.type.numel % pack:
+            raise ValueError(f"pack={pack} does not divide the {base.type.numel} elements")
+        arg_types = [t.type.scalar for t in inputs for _ in range(pack)]
+
+        def call(blk):
+            args = [tl.tensor(blk.arg(i), arg_types[i]) for i in range(len(arg_types))]
+            res = self.ctx.call_jit(fn, args)
+            res = list(res.values) if isinstance(res, tl.tuple) else [res]
+            if any(r is None for r in res):
+                raise TypeError(f"map_elementwise: {fn.__name__} returned nothing")
+            return [self.to_tensor(r) for r in res]
+
+        # the result types are what fn returns: probe it in a throwaway function first
+        probe = self.builder.create("tt.func", [], [], {
+            "sym_name": _core.str_attr("__map_probe"),
+            "function_type": _core.type_attr(_core.func_type([], [])),
+            "sym_visibility": _core.str_attr("private"),
+        }, 1)
+        ip = self.builder.save_ip()
+        self.ctx.probing += 1
+        try:
+            blk = probe.region(0).add_block([t.to_ir() for t in arg_types])
+            self.builder.set_insertion_point_to_end(blk)
+            res_types = [r.type for r in call(blk)]
+        finally:
+            self.ctx.probing -= 1
+            self.builder.restore_ip(ip)
+            probe.erase()
+        if len(res_types) % pack:
+            raise TypeError(f"map_elementwise: {fn.__name__} returned {len(res_types)} values, "
+                            f"not a multiple of pack={pack}")
+        outs = [res_types[j] for j in range(0, len(res_types), pack)]
+        for j, t in enumerate(res_types):
+            if t != outs[j // pack] or t.is_block():
+                raise TypeError(f"map_elementwise: {fn.__name__} must return scalars, the "
+                                f"{pack} of each result of one type; got {t}")
+        rtys = [tl.block_type(t, shape) for t in outs]
+        op = self._op("tt.map_elementwise", inputs, [t.to_ir() for t in rtys],
+                      {"pack": _i32_attr(pack)}, 1)
+        blk = op.region(0).add_block([t.to_ir() for t in arg_types])
+        ip = self.builder.save_ip()
+        self.builder.set_insertion_point_to_end(blk)
+        try:
+            self._op("tt.map_elementwise.return", call(blk), [])
+        finally:
+            self.builder.restore_ip(ip)
+        return [tl.tensor(op.result(j), rtys[j]) for j in range(len(rtys))]
+
     def reduce(self, inputs: List[tl.tensor], axis, combine, keep_dims: bool):
         orig_rank = len(inputs[0].shape)
         if orig_rank == 0:
