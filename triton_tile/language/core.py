@@ -122,7 +122,10 @@ _DTYPES = {
     "uint64": ("u", 64, "i64", "uint64"),
     "fp8e4nv": ("f", 8, "f8E4M3FN", "float8e4nv"),
     "fp8e5": ("f", 8, "f8E5M2", "float8e5"),
-    "fp8e4b15": ("f", 8, None, "float8e4b15"),
+    # fp8e4b15 is fp8e4nv's layout with exponent bias 15 instead of 7: every value is the
+    # fp8e4nv value of the same bits times 2**-8. Its IR type is f8E4M3FN; the frontend scales
+    # where values are read or made (casts, constants, products), see Semantic._E4B15_SCALE.
+    "fp8e4b15": ("f", 8, "f8E4M3FN", "float8e4b15"),
     "fp8e4b8": ("f", 8, None, "float8e4b8"),
     "fp8e5b16": ("f", 8, None, "float8e5b16"),
     "fp16": ("f", 16, "f16", "float16"),

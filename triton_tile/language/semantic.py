@@ -151,11 +151,15 @@ class Semantic:
             return self.cast(self.unsplat(value) if value.type.is_block() else value, dt)
         ir = dt.to_ir()
         v = self._const_value(value, dt)
+        if dt.is_fp8e4b15():
+            v = v / self._E4B15_SCALE  # the f8E4M3FN value whose bits are this fp8e4b15 value
         attr = _core.float_attr(v, ir) if dt.is_floating() else _core.int_attr(v, ir)
         return self._emit("arith.constant", [], dt, {"value": attr})
 
     def block_constant(self, value, ty: tl.block_type) -> tl.tensor:
         v = self._const_value(value, ty.scalar)
+        if ty.scalar.is_fp8e4b15():
+            v = v / self._E4B15_SCALE
         return self._emit("arith.constant", [], ty, {"value": _core.dense_attr(v, ty.to_ir())})
 
     def _constant_like(self, value, dt, like: Optional[tl.tensor] = None) -> tl.tensor:
@@ -395,6 +399,8 @@ class Semantic:
     def mul(self, input, other, sanitize_overflow: bool = True) -> tl.tensor:
         input, other = self.binary_op_type_checking_impl(input, other)
         a = input.type.scalar
+        if a.is_fp8e4b15():
+            return self._e4b15_via_f32(self.mul, input, other)
         if a.is_floating():
             return self._emit("arith.mulf", [input, other], input.type)
         if a.is_int():
@@ -420,6 +426,8 @@ class Semantic:
                 input = self.cast(input, b)
         else:
             raise TypeError(f"unexpected type {a}")
+        if input.type.scalar.is_fp8e4b15():
+            return self._e4b15_via_f32(self.truediv, input, other)
         return self._emit("arith.divf", [input, other], input.type)
 
     def floordiv(self, input, other) -> tl.tensor:
@@ -437,6 +445,8 @@ class Semantic:
         if not input.type.scalar.is_floating() or not other.type.scalar.is_floating():
             raise TypeError("both operands of fdiv must have floating scalar type")
         input, other = self.binary_op_type_checking_impl(input, other, False, False, True, False)
+        if input.type.scalar.is_fp8e4b15():
+            return self._e4b15_via_f32(lambda a, b: self.fdiv(a, b, ieee_rounding), input, other)
         name = "tt.precise_divf" if ieee_rounding else "arith.divf"
         return self._emit(name, [input, other], input.type)
 
@@ -632,6 +642,8 @@ class Semantic:
         x, y, z = self._broadcast_all(x, y, z)
         if not x.dtype.is_floating():
             raise TypeError(f"fma expects floating-point operands, got {x.dtype}")
+        if x.dtype.is_fp8e4b15():
+            return self._e4b15_via_f32(self.fma, x, y, z)
         return self._emit("math.fma", [x, y, z], z.type)
 
     def umulhi(self, x, y) -> tl.tensor:
@@ -673,6 +685,8 @@ class Semantic:
         if fp_downcast_rounding is not None and not downcast:
             raise ValueError("fp_downcast_rounding is only valid for floating-point downcasts")
 
+        if src.is_fp8e4b15() or dst.is_fp8e4b15():
+            return self._cast_e4b15(input, src, dst, rounding, fp_downcast_rounding)
         # fp8 conversions and explicit rounding go through tt.fp_to_fp
         if (both_float and (src.is_fp8() or dst.is_fp8())) or (downcast and rounding == "rtz"):
             attrs = {"rounding": _i32_attr(0 if rounding == "rtz" else 1)} if downcast else {}
@@ -720,6 +734,37 @@ class Semantic:
                 return self._retag(input, dst_ty)
             return self._emit("tt.bitcast", [input], dst_ty)
         raise TypeError(f"cannot cast {input} to {dst_ty}")
+
+    # fp8e4b15 values are the f8E4M3FN values of the same bits times this (see core._DTYPES)
+    _E4B15_SCALE = 2.0**-8
+
+    def _cast_e4b15(self, input, src, dst, rounding, fp_downcast_rounding):
+        """Casts from and to fp8e4b15 through fp32, where the bias difference is an exact
+        multiplication by a power of two; the fp8 rounding is fp8e4nv's, scaled, so it is
+        fp8e4b15's own."""
+        f32 = tl.float32
+        if src.is_fp8e4b15():
+            as_e4nv = self._retag(input, input.type.with_element_ty(tl.float8e4nv)
+                                  if input.type.is_block() else tl.float8e4nv)
+            v = self._emit("arith.mulf", [self.cast(as_e4nv, f32),
+                                          self._constant_like(self._E4B15_SCALE, f32, input)],
+                           input.type.with_element_ty(f32) if input.type.is_block() else f32)
+            if dst.is_fp8e4b15():
+                return input
+            return self.cast(v, dst, fp_downcast_rounding if dst.primitive_bitwidth < 32
+                             else None)
+        v = self.cast(input, f32) if src != f32 else input
+        v = self._emit("arith.mulf", [v, self._constant_like(1 / self._E4B15_SCALE, f32, v)],
+                       v.type)
+        e4nv = self.cast(v, tl.float8e4nv, rounding if fp_downcast_rounding else None)
+        return self._retag(e4nv, e4nv.type.with_element_ty(dst) if e4nv.type.is_block()
+                           else dst)
+
+    def _e4b15_via_f32(self, fn, *args):
+        """An operation that does not commute with the fp8e4b15 scale (a product, a quotient),
+        computed on fp32 values and rounded back."""
+        vals = [self.cast(a, tl.float32) for a in args]
+        return self.cast(fn(*vals), tl.float8e4b15)
 
     def bitcast(self, input: tl.tensor, dst_ty) -> tl.tensor:
         input = self.to_tensor(input)
@@ -1496,6 +1541,16 @@ class Semantic:
                                                        False)
             out = self.dot(l3, r3, a3, input_precision, max_num_imprecise_acc, out_dtype)
             return self.reshape(out, batch + list(out.type.shape[-2:]), False)
+        if lhs.dtype.is_fp8e4b15() or rhs.dtype.is_fp8e4b15():
+            # fp8e4b15 values are exact in fp16 (as Triton's NVIDIA backend upcasts them)
+            if not (lhs.dtype.is_fp8() and rhs.dtype.is_fp8()):
+                raise ValueError(f"Both operands must be fp8 here. Got {lhs.dtype} and "
+                                 f"{rhs.dtype}")
+            if max_num_imprecise_acc is not None and max_num_imprecise_acc > lhs.shape[-1]:
+                raise ValueError(f"max_num_imprecise_acc ({max_num_imprecise_acc}) must be <= K "
+                                 f"({lhs.shape[-1]})")
+            return self.dot(self.cast(lhs, tl.float16), self.cast(rhs, tl.float16), acc,
+                            input_precision, None, out_dtype)
         a, b = lhs.dtype, rhs.dtype
         if not (a.is_fp8() and b.is_fp8()):
             ok = (tl.int8, tl.uint8, tl.float16, tl.bfloat16, tl.float32, tl.float64)
