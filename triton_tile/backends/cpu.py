@@ -7,6 +7,7 @@ import hashlib
 import json
 from typing import Optional, Tuple
 
+from ..runtime.errors import LaunchOptionError
 from . import GPUTarget
 
 TARGET = GPUTarget("cpu", 0, 32)
@@ -49,7 +50,7 @@ class CPUOptions:
     def __post_init__(self):
         def need(ok, msg):
             if not ok:
-                raise ValueError(msg)
+                raise LaunchOptionError(msg)
 
         nw = self.num_warps
         need(isinstance(nw, int) and nw > 0 and nw & (nw - 1) == 0,

@@ -26,6 +26,11 @@ class AutotunerError(TritonError):
     """The autotuner was misconfigured (no config left after pruning, conflicting keys)."""
 
 
+class LaunchOptionError(ValueError, AssertionError):
+    """A launch option out of its range (num_warps not a power of 2, ...): a ValueError, as
+    triton_tile documents, and an AssertionError, what Triton raises for the same options."""
+
+
 class InterpreterError(TritonError):
     """Kept for API compatibility with `triton.InterpreterError`; triton_tile has no interpreter."""
 
