@@ -567,3 +567,31 @@ def test_map_elementwise(rng):
         _map_kernel[(1,)](x, y, f, z, BLOCK=n)
         assert_equal(z, ref)
         assert_close(f[n:], np.clip(f[:n].astype(np.float64) * 2.0, -1.0, 1.0), rtol=1e-7)
+
+
+@triton.jit
+def _maybe_double(x, c):
+    if c > 0:
+        return x * 2
+    # no return on this path: its result is undefined (Triton: ub.poison)
+
+
+@triton.jit
+def _maybe_return_kernel(X, Z, c, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(X + offs)
+    r = _maybe_double(x, c)
+    if c > 0:
+        tl.store(Z + offs, r)
+
+
+def test_return_on_some_paths_only(rng):
+    """A function that returns a value on some paths only compiles (the other paths' result
+    is undefined, as in Triton); the defined path's value is right."""
+    x = numpy_random(32, "int32", rng, low=-100, high=100)
+    z = poisoned(32, "int32")
+    _maybe_return_kernel[(1,)](x, z, 3, BLOCK=32)
+    assert_equal(z, x * 2)
+    z2 = poisoned(32, "int32")
+    _maybe_return_kernel[(1,)](x, z2, -3, BLOCK=32)
+    assert (z2.view(np.uint8) == 0x5A).all()  # nothing stored on the undefined path

@@ -983,6 +983,11 @@ class CodeGenerator(ast.NodeVisitor):
                     value = ret.value if ret is not None else None
                     specs.append(_flatten(value, []) if value is not None else None)
             t_spec, e_spec = specs
+        undefined = None  # the branch that returns no value while the other returns one
+        if not self._void_function and (t_spec is None) != (e_spec is None):
+            # as Triton (ub.poison): that path's result is undefined; it is 0 here
+            undefined = 0 if t_spec is None else 1
+            t_spec = e_spec = t_spec if t_spec is not None else e_spec
         if (t_spec is None) != (e_spec is None) or (
                 t_spec is not None and not _spec_equal(t_spec, e_spec)):
             t_str = "None" if t_spec is None else _spec_str(t_spec)
@@ -999,12 +1004,32 @@ class CodeGenerator(ast.NodeVisitor):
                 ret, _, _ = self._run_branch(stmts, liveins)
                 value = ret.value if ret is not None else None
                 with self._at(node):
+                    if region == undefined:
+                        value = self._undefined_like(t_spec)
                     self._yield([value] if value is not None else [])
         finally:
             self.builder.restore_ip(ip)
         if t_spec is None:
             return _Returned(None)
         return _Returned(_unflatten(iter(if_op.results), t_spec, self.sem))
+
+    def _undefined_like(self, spec):
+        """A value of `spec`'s types for a path whose result is undefined (zeros)."""
+        kind = spec[0]
+        if kind == "c":
+            return spec[1]
+        if kind == "tuple":
+            return tl.tuple([self._undefined_like(s) for s in spec[1]], fields=spec[2])
+        if kind != "t":
+            raise TypeError("Inconsistent return types: a path returns no value where another "
+                            "returns a descriptor or block pointer")
+        ty = spec[1]
+        elt = ty.scalar
+        if elt.is_ptr():
+            v = self.sem.cast(self.sem.scalar_constant(0, tl.int64), elt)
+            return self.sem.splat(v, list(ty.shape)) if ty.is_block() else v
+        return self.sem.block_constant(0, ty) if ty.is_block() else \
+            self.sem.scalar_constant(0, ty)
 
     def visit_If(self, node):  # reached only through _visit_block
         raise AssertionError("if statements are handled by _visit_block")
