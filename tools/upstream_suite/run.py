@@ -85,6 +85,42 @@ def outcomes(junit, path):
     return res
 
 
+def load_saved(path):
+    """node id -> outcome from a --save file (tab-separated; older files: spaces)."""
+    out = {}
+    with open(path) as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if "\t" in line:
+                _, nodeid, outcome = line.split("\t")[:3]
+            else:
+                m = re.match(r"^(\S+) (.+?) (passed|failed|error|skipped)(?: .*)?$", line)
+                if not m:
+                    continue
+                nodeid, outcome = m.group(2), m.group(3)
+            out[nodeid] = outcome
+    return out
+
+
+def compare(theirs, ours, path, files):
+    """The interpreter's counts beside ours; True if a case it passes does not pass here."""
+    per_file = defaultdict(Counter)
+    for nodeid, out in theirs.items():
+        per_file[nodeid.split("::")[0]][out] += 1
+    for f in files:
+        c = per_file[f]
+        print(f"{'interpreter':11} {f:18} passed {c['passed']:5}  failed {c['failed']:5}  "
+              f"errors {c['error']:3}  skipped {c['skipped']:5}")
+    worse = sorted(n for n, o in theirs.items() if o == "passed" and ours.get(n) != "passed"
+                   and n.split("::")[0] in files)
+    better = sum(1 for n, o in theirs.items() if o != "passed" and ours.get(n) == "passed")
+    print(f"{path}: {len(worse)} cases the interpreter passes do not pass here; {better} cases "
+          "it does not pass do")
+    for n in worse:
+        print(f"  INTERPRETER PASSES {ours.get(n, 'missing')}: {n}")
+    return bool(worse)
+
+
 def run_path(path, files, workdir, pytest_args, real_triton):
     env = dict(os.environ)
     env.pop("ENABLE_TILE", None)
@@ -116,7 +152,9 @@ def main(argv=None):
                     help="measure the installed upstream Triton's interpreter instead")
     ap.add_argument("--only", nargs="+", choices=FILES, help="a subset of the three files")
     ap.add_argument("--expected", default=os.path.join(HERE, "expected_failures.txt"))
-    ap.add_argument("--save", help="write `path nodeid outcome` lines to this file")
+    ap.add_argument("--save", help="write `path<TAB>nodeid<TAB>outcome<TAB>message` lines")
+    ap.add_argument("--compare", help="a --save file of a --real-triton run: print its counts "
+                    "per file beside ours, and the cases it passes that fail here")
     ap.add_argument("pytest_args", nargs="*", help="after --: passed to pytest")
     args = ap.parse_args(argv)
 
@@ -161,12 +199,15 @@ def main(argv=None):
             for n in fixed[:50]:
                 print(f"  listed but passed: {n}")
             failed_any |= bool(bad)
+            if args.compare:
+                failed_any |= compare(load_saved(args.compare), results[p], p, run)
         if args.save:
             with open(args.save, "w") as f:
                 for p in paths:
                     for n, o in sorted(results[p].items()):
                         label = "interpreter" if args.real_triton else p
-                        f.write(f"{label} {n} {o} {MESSAGES.get((p, n), '')}\n".rstrip() + "\n")
+                        msg = MESSAGES.get((p, n), "").replace("\t", " ")
+                        f.write(f"{label}\t{n}\t{o}\t{msg}\n")
     return 1 if failed_any else 0
 
 
