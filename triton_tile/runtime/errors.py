@@ -32,7 +32,9 @@ class LaunchOptionError(ValueError, AssertionError):
 
 
 class InterpreterError(TritonError):
-    """Kept for API compatibility with `triton.InterpreterError`; triton_tile has no interpreter."""
+    """Triton's interpreter (TRITON_INTERPRET=1, the CPU) raises it for errors in kernels.
+    triton_tile has no interpreter, but its CompilationError derives from this, so code written
+    for the interpreter catches the same kernel errors here."""
 
 
 class TileFallbackWarning(UserWarning):
