@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds, on this CPU machine (tileiras installed, no GPU), the sm_90 cubins that the GPU run
-# (benchmarks/gpu_run.sh) needs, into a git-ignored cache directory inside the checkout that
-# the device tool carries: run(..., carry=[".gpu_cache"]).
+# (benchmarks/gpu_run.sh) needs, into a git-ignored cache directory inside the checkout, to be
+# copied to the GPU machine with it.
 #
 #   benchmarks/build_gpu_cache.sh [CACHE_DIR]        # default .gpu_cache; TARGET=sm_90
 #

@@ -245,10 +245,12 @@ COLUMNS = {"per-access views": PER_ACCESS, "all views": ALL_VIEWS, "no TMA": NO_
 TILE_STAGES = {"softmax fp16": [0, 1], "softmax bf16": [0, 1], "layer norm fp16": [0, 1]}
 
 
-def tile_variants(case: Case) -> List[dict]:
+def tile_variants(case: Case, lean: bool = False) -> List[dict]:
+    """The default first (its first launch is the cold compile), then what a user tunes, then
+    (unless lean) the comparison-only knobs of COLUMNS."""
     occ = [{"occupancy": o} for o in TILE_OCCUPANCY.get(case.name, [])]
     stages = [{"num_stages": n} for n in TILE_STAGES.get(case.name, [])]
-    return [{}] + occ + stages + list(COLUMNS.values())
+    return [{}] + occ + stages + ([] if lean else list(COLUMNS.values()))
 
 
 def _config_name(extra: dict) -> str:
@@ -306,24 +308,29 @@ def _poison(case: Case) -> None:
 
 
 def _measure(case: Case, launch) -> dict:
+    import time
+
     import torch
     from triton.testing import do_bench
 
     _poison(case)
-    kernel = launch()
     torch.cuda.synchronize()
+    start = time.perf_counter()
+    kernel = launch()  # the first launch of this config in this process: compile + load + run
+    torch.cuda.synchronize()
+    first = time.perf_counter() - start
     err = case.check()
     ms = do_bench(launch, warmup=25, rep=100, return_mode="median")
     value = case.work / (ms * 1e-3) / (1e9 if case.unit == "GB/s" else 1e12)
     return {"ms": ms, "err": err, "ok": err <= case.tol or (case.tol == 0 and err == 0),
-            "value": value, "kernel": kernel}
+            "value": value, "kernel": kernel, "first_s": first}
 
 
-def run_case(case: Case) -> dict:
+def run_case(case: Case, lean: bool = False) -> dict:
     from triton_tile.backends import ptx_gpu
 
     tiles = []
-    for extra in tile_variants(case):
+    for extra in tile_variants(case, lean):
         meta_tile = dict(case.meta, enable_tile=True,
                          **{k: v for k, v in extra.items() if k != "env"})
         with _Env(extra.get("env", {})):
@@ -338,7 +345,7 @@ def run_case(case: Case) -> dict:
              ("pointers", "per-access views", "all views", "no TMA", "unguarded", "unversioned",
               "in-kernel versions")]
     best = min((t for t in views if t["ok"]), key=lambda t: t["ms"], default=tile)
-    columns = {name: next(t for t in tiles if t["config"] == name) for name in COLUMNS}
+    columns = {name: next((t for t in tiles if t["config"] == name), None) for name in COLUMNS}
     twin = ptx_gpu.twin_of(case.kernel)
     stock_args = [ptx_gpu.arg_to_stock(a) for a in case.args]  # host descriptors: Triton's
     try:
@@ -351,8 +358,25 @@ def run_case(case: Case) -> dict:
             "path": tile["kernel"].metadata.path}
 
 
-def _value(run: dict) -> str:
+def _value(run: Optional[dict]) -> str:
+    if run is None:
+        return "-"
     return f"{run['value']:.1f}" + ("" if run["ok"] else " WRONG")
+
+
+_REPORTED = set()
+
+
+def _stages(kernel) -> str:
+    """Where the Tile path's cold compile went, e.g. `fe .05 ir .01 bc .02 ras 1.4 ld .01`;
+    `reused` for a kernel an earlier case of the process compiled."""
+    if id(kernel) in _REPORTED:
+        return "reused"
+    _REPORTED.add(id(kernel))
+    times = getattr(kernel.metadata, "compile_times", None) or {}
+    short = {"frontend": "fe", "tileir": "ir", "tilebc": "bc", "cubin": "ras", "load": "ld",
+             "cache": "cache"}
+    return " ".join(f"{short.get(k, k)} {v:.2f}" for k, v in times.items()) or "-"
 
 
 def main(args) -> int:
@@ -379,13 +403,15 @@ def main(args) -> int:
     props = torch.cuda.get_device_properties(0)
     print(f"triton_tile GPU benchmarks on {props.name} (sm_{props.major}{props.minor}), "
           f"stock Triton {triton.__version__}, torch {torch.__version__}", flush=True)
+    columns = [] if args.lean else list(COLUMNS)
     header = ["kernel", "size", "path", "ok", "tile ms", "tile", "triton ms", "triton",
-              "ratio", "best tile (config)", "best ratio", *COLUMNS, "err tile/triton"]
+              "ratio", "best tile (config)", "best ratio", "cold tile s", "cold triton s",
+              "tile compile stages (s)", *columns, "err tile/triton"]
     rows, failures = [], []
     for make in cases(t, args.quick, args.only):
         c = make()
         try:
-            r = run_case(c)
+            r = run_case(c, args.lean)
         except Exception as e:  # one broken case must not hide the others' numbers
             rows.append([c.name, c.label, "ERROR", "NO"] + ["-"] * (len(header) - 5) +
                         [f"{type(e).__name__}: {str(e).splitlines()[0][:80]}"])
@@ -399,8 +425,9 @@ def main(args) -> int:
                      f"{tile['value']:.1f} {c.unit}", f"{stock['ms']:.3f}",
                      f"{stock['value']:.1f} {c.unit}", f"{stock['ms'] / tile['ms']:.2f}x",
                      f"{r['best']['value']:.1f} ({r['best']['config']})",
-                     f"{stock['ms'] / r['best']['ms']:.2f}x",
-                     *(_value(r["columns"][name]) for name in COLUMNS),
+                     f"{stock['ms'] / r['best']['ms']:.2f}x", f"{tile['first_s']:.2f}",
+                     f"{stock.get('first_s', float('nan')):.2f}", _stages(tile["kernel"]),
+                     *(_value(r["columns"][name]) for name in columns),
                      f"{tile['err']:.1e}/{stock['err']:.1e}"])
         if not ok:
             failures.append(c.name)
@@ -413,8 +440,13 @@ def main(args) -> int:
     for r in rows:
         print("  ".join(c.ljust(w) for c, w in zip(r, widths)))
     print("ratio = stock Triton ms / Tile ms (same kernel source, grid and meta; "
-          "do_bench medians); path = what the Tile run took (ptx: it fell back); best = the "
-          "fastest correct Tile run over the occupancy hints in TILE_OCCUPANCY and worker warps; "
+          "do_bench medians); cold = the case's first launch in this process, compile + load + "
+          "run, with empty disk caches (a kernel the process compiled for an earlier case is "
+          "reused by both sides); tile compile stages: fe = frontend to TTIR, ir = Tile IR, bc "
+          "= bytecode, ras = tileiras (with its probe, about 0.2 s, on a process's first "
+          "compile), ld = module load; path = what the Tile run took (ptx: it fell back); "
+          "best = the fastest correct Tile run over the occupancy hints in TILE_OCCUPANCY and "
+          "worker warps; "
           "per-access views = TRITON_TILE_INDEX_VIEWS=0 (a view per access, the form before "
           "index-views); all views = TRITON_TILE_RAISE_VIEWS=all (1-D tiles in loops too); "
           "no TMA = TRITON_TILE_ALLOW_TMA=0; worker warps = "

@@ -26,8 +26,9 @@ N = 1024
 
 def per_launch_us(runs: dict, launches: int, rounds: int = 5) -> dict:
     """Best microseconds per launch of each function over `rounds` rounds, the functions
-    interleaved within each round: the host's speed drifts between seconds (run 22 saw stock
-    Triton at 18.3 and 12.5 us a few seconds apart), and a drift must not favour one path."""
+    interleaved within each round: the host's speed drifts between seconds (one H200 host on
+    2026-11-22 ran stock Triton at 18.3 and 12.5 us a few seconds apart), and a drift must not
+    favour one path."""
     import torch
 
     for fn in runs.values():

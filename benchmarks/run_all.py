@@ -77,6 +77,8 @@ def main(argv=None) -> int:
                     help="with --device cuda: only compile the Tile kernels for "
                          "TRITON_TILE_TARGET (no GPU needed; fills the kernel cache)")
     ap.add_argument("--quick", action="store_true", help="smaller sizes, shorter timing")
+    ap.add_argument("--lean", action="store_true",
+                    help="GPU: only the configs a user tunes (no comparison-only knob columns)")
     ap.add_argument("--only", nargs="*",
                     choices=sorted(set(SCRIPTS) | {"attention", "matmul_tma"}))
     ap.add_argument("--no-interp", action="store_true", help="skip Triton's interpreter")

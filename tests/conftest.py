@@ -1,12 +1,21 @@
 """Test configuration shared by the whole suite.
 
-The kernel tests (tests/language, tests/examples, tests/gpu) run once per execution path:
+The kernel tests (tests/language, tests/examples, tests/gpu) run once per execution path: a
+test that takes the ``path`` fixture is parametrized over
 
-    PATHS = ["ptx"]          # the TTIR executor; the Tile IR path adds "tile"
+    PATHS = ["ptx", "tile"]      # tests/language, tests/examples: the two CPU executors
+    GPU_PATHS = ["tile", "ptx"]  # tests/gpu: Tile IR through tileiras, PTX through stock Triton
 
 The autouse fixture ``path`` sets ENABLE_TILE for the test ("0" for ptx, "1" for tile); the
 runtime reads ENABLE_TILE at launch, so one test body covers both paths. Tests outside the
-kernel directories are not parametrized and see the environment untouched.
+kernel directories are not parametrized and see the environment untouched. With
+``--device cuda`` the kernel test bodies of tests/language and tests/examples launch on the GPU
+(tests/device_mode.py). The ``rng`` fixture is a numpy Generator seeded from the test id (the
+path left out, so both paths see the same inputs).
+
+The session compiles into a fresh cache directory unless TRITON_TILE_CACHE_DIR is set; with
+TRITON_TILE_ASSEMBLE_SUITE=sm_90,... (CI) tileiras assembles the Tile IR of every kernel the
+suite converted, at the end, and a rejected module fails the run.
 
 Shared helpers live in tests/tt_utils.py (``from tt_utils import numpy_random, poisoned, ...``).
 """
@@ -18,7 +27,7 @@ import zlib
 import numpy as np
 import pytest
 
-# The execution paths every kernel test runs on. Add "tile" here when the Tile IR path lands.
+# The execution paths every kernel test runs on: the TTIR executor and the Tile IR path.
 PATHS = ["ptx", "tile"]
 # tests/gpu runs both GPU paths: Tile IR through tileiras, PTX through stock Triton.
 GPU_PATHS = ["tile", "ptx"]
@@ -30,6 +39,7 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 if _HERE not in sys.path:
     sys.path.insert(0, _HERE)
 
+import device_mode  # noqa: E402
 from tt_utils import ml_dtypes, requires_ml_dtypes  # noqa: E402,F401
 
 # CI proves our bytecode is real: with TRITON_TILE_ASSEMBLE_SUITE=sm_90,sm_100 the Tile IR of
@@ -39,8 +49,13 @@ ASSEMBLE_ARCHS = [a for a in os.environ.get("TRITON_TILE_ASSEMBLE_SUITE", "").sp
 _assembled = None
 
 
+def pytest_addoption(parser):
+    device_mode.pytest_addoption(parser)
+
+
 def pytest_configure(config):
     global _assembled
+    device_mode.pytest_configure(config)
     # Compiled kernels go to a fresh cache per session (not the user's ~/.triton_tile), unless
     # the caller chose one.
     if "TRITON_TILE_CACHE_DIR" not in os.environ:
@@ -58,6 +73,7 @@ def pytest_sessionfinish(session, exitstatus):
         return
     from concurrent.futures import ThreadPoolExecutor
 
+    from triton_tile import knobs
     from triton_tile.backends import tileiras
 
     unique = {}
@@ -73,16 +89,30 @@ def pytest_sessionfinish(session, exitstatus):
         except Exception as e:  # noqa: BLE001 - every failure is reported, with its kernel
             return f"{name} ({arch}): {e}"
 
-    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-        failures = [f for f in pool.map(assemble, jobs) if f]
     tr = session.config.pluginmanager.get_plugin("terminalreporter")
-    summary = (f"tileiras assembled {len(jobs) - len(failures)}/{len(jobs)} modules "
-               f"({len(unique)} kernels x {', '.join(ASSEMBLE_ARCHS)})")
-    if tr is not None:
-        tr.write_line(summary)
-        for f in failures:
-            tr.write_line(f"tileiras REJECTED {f}")
-    if failures:
+    # The tileiras found as usual, then each one TRITON_TILE_ASSEMBLE_WITH names.
+    tools = [None] + [t for t in os.environ.get("TRITON_TILE_ASSEMBLE_WITH", "").split(":") if t]
+    failed = False
+    for tool in tools:
+        if tool is not None:
+            knobs.tileiras = tool
+        try:
+            version = tileiras.info().short_version
+            with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+                failures = [f for f in pool.map(assemble, jobs) if f]
+        except Exception as e:  # noqa: BLE001 - a tileiras that cannot run fails the run
+            version, failures = tool, [f"tileiras {tool}: {e}"]
+        finally:
+            if tool is not None:
+                del knobs.tileiras
+        summary = (f"tileiras {version} assembled {len(jobs) - len(failures)}/{len(jobs)} "
+                   f"modules ({len(unique)} kernels x {', '.join(ASSEMBLE_ARCHS)})")
+        if tr is not None:
+            tr.write_line(summary)
+            for f in failures:
+                tr.write_line(f"tileiras REJECTED {f}")
+        failed = failed or bool(failures)
+    if failed:
         session.exitstatus = 1
 
 
@@ -105,6 +135,11 @@ def path(request, monkeypatch):
     if p is None:
         return None
     monkeypatch.setenv("ENABLE_TILE", "1" if p == "tile" else "0")
+    device = request.config.getoption("--device")
+    rel = os.path.relpath(str(request.node.path), _HERE)
+    if device != "cpu" and rel.split(os.sep)[0] != "gpu":
+        device_mode.skip_if_cpu_only(request.node)
+        device_mode.install(monkeypatch, device)
     return p
 
 

@@ -220,7 +220,8 @@ def cdiv(a, b):
 
 
 # ---------------------------------------------------------------------------------------------
-# Triton's typing rules (reference/triton_frontend.md §1.7), as an oracle for expected dtypes.
+# Triton's typing rules (its language/semantic.py and docs/python-api/triton-semantics.rst), as
+# an oracle for expected dtypes.
 
 _FP_ORDER = {"float8e4nv": 8, "float8e5": 8, "float16": 16, "bfloat16": 16, "float32": 32,
              "float64": 64}

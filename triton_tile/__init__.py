@@ -26,6 +26,7 @@ def _load_core_override() -> None:
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
+    globals()["_core"] = module
 
 
 _load_core_override()
@@ -34,7 +35,13 @@ from . import compiler, language, runtime, testing, tools
 from .compiler import CompilationError, compile
 from .runtime import driver
 from .runtime.autotuner import Config, autotune, heuristics
-from .runtime.errors import InterpreterError, OutOfResources, TileFallbackWarning, TritonError
+from .runtime.errors import (
+    InterpreterError,
+    OutOfResources,
+    TileFallbackError,
+    TileFallbackWarning,
+    TritonError,
+)
 from .runtime.jit import (
     JITFunction,
     KernelInterface,
@@ -50,16 +57,24 @@ _allocator = None
 
 
 def set_allocator(allocator) -> None:
-    """Kernels that build tensor descriptors on the device ask this for scratch memory on a GPU;
-    the CPU executors allocate their own, so the allocator is only recorded."""
+    """Kernels that build tensor descriptors on the device ask this for scratch memory on a GPU.
+    The CPU executors and the Tile path need none; the GPU's PTX path runs stock Triton, which
+    gets the allocator too (as in Triton, it holds for the calling thread's context)."""
     global _allocator
     _allocator = allocator
+    import importlib.util
+
+    if importlib.util.find_spec("triton") is not None:
+        import triton
+
+        triton.set_allocator(allocator)
 
 
 __all__ = [
     "__version__", "jit", "autotune", "Config", "heuristics", "JITFunction", "KernelInterface",
     "cdiv", "next_power_of_2", "constexpr_function", "must_use_result", "CompilationError",
-    "TritonError", "OutOfResources", "InterpreterError", "TileFallbackWarning", "compile",
+    "TritonError", "OutOfResources", "InterpreterError", "TileFallbackWarning",
+    "TileFallbackError", "compile",
     "language", "testing", "tools", "runtime", "compiler", "knobs", "driver", "MockTensor",
     "TensorWrapper", "reinterpret", "set_allocator",
 ]

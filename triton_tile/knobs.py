@@ -218,6 +218,12 @@ class Knobs(types.ModuleType):
         """Variable name -> one-line doc; used by the README and tools."""
         return {v.env: v.doc for v in self.all().values()}
 
+    def child_environment(self, **overrides: str) -> Dict[str, str]:
+        """The environment a child process (tileiras) runs in: ours, with `overrides` set."""
+        env = dict(os.environ)
+        env.update(overrides)
+        return env
+
 
 # Make this module an instance of Knobs, so `triton_tile.knobs.cache_dir` reads (and
 # `triton_tile.knobs.cache_dir = ...` overrides) the variable, as `triton.knobs` does.

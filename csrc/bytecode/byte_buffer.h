@@ -1,5 +1,6 @@
 // Byte buffer with the primitive writers of the Tile IR bytecode format
-// (reference/tileir.md §1.1): unsigned LEB128 varints, zigzag signed varints, fixed-width
+// (NVIDIA's CUDA Tile IR bytecode, as NVIDIA/cuda-tile's lib/Bytecode writes it): unsigned
+// LEB128 varints, zigzag signed varints, fixed-width
 // little-endian integers and 0xCB alignment padding.
 #pragma once
 

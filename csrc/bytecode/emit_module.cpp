@@ -31,7 +31,8 @@ const OpSpec *specFor(const Operation &op) {
 
 bool isPrint(const OpSpec &s) { return s.opcode == Op::PrintTko; }
 
-// The largest value of each enum attribute (reference/tileir.md §4.4).
+// The largest value of each enum attribute (format.h's enums; NVIDIA/cuda-tile's
+// lib/Bytecode/BytecodeEnums.h).
 int64_t enumMax(const std::string &name) {
   static const std::unordered_map<std::string, int64_t> m = {{"rounding_mode", 7},
                                                              {"rounding", 7},

@@ -1,4 +1,4 @@
-// Bit patterns of float constants in Tile IR's element formats (reference/tileir.md §2.3, §4.2).
+// Bit patterns of float constants in Tile IR's element formats (f16, bf16, tf32, f32, f64, fp8).
 // The IR core stores float attributes as doubles; bytecode wants the element's own bits,
 // rounded once (to nearest even) from the double, as MLIR's APFloat conversion does.
 #pragma once

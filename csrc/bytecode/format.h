@@ -1,5 +1,6 @@
 // Constants of the CUDA Tile IR bytecode format: version, section ids, type tags, attribute
-// tags, opcodes and enum values (reference/tileir.md §1–§6).
+// tags, opcodes and enum values, as NVIDIA/cuda-tile's Bytecode*Opcodes.td and
+// lib/Bytecode/BytecodeEnums.h define them.
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,7 @@
-// The per-op layout table. Each entry restates one row of reference/tileir.md §6, following the
-// encoding rules of §5: results (counted or fixed), flags, attributes in declaration order,
-// operands (plain, total-counted or per segment), regions.
+// The per-op layout table. Each entry restates one op's layout as NVIDIA/cuda-tile generates it
+// from the op's declaration in Ops.td (tools/cuda-tile-tblgen/BytecodeGen.cpp): results (counted or
+// fixed), flags, attributes in declaration order, operands (plain, total-counted or per segment),
+// regions.
 #include "bytecode/op_specs.h"
 
 #include <algorithm>

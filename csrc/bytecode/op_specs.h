@@ -1,5 +1,5 @@
-// Per-op bytecode layouts (reference/tileir.md §5, §6) as data. The writer's generic emit()
-// and the reader both follow this one table, so an op's layout is written down once.
+// Per-op bytecode layouts (NVIDIA's CUDA Tile IR bytecode format) as data. The writer's generic
+// emit() and the reader both follow this one table, so an op's layout is written down once.
 #pragma once
 
 #include "bytecode/format.h"

@@ -1,6 +1,6 @@
 // Tile IR bytecode reader: decodes the envelope, sections, types and op stream that the writer
-// produces (reference/tileir.md §1–§6), checks the structural rules tileiras enforces, prints a
-// readable listing, and re-encodes through ModuleWriter for round-trip tests.
+// produces (NVIDIA's CUDA Tile IR bytecode format), checks the structural rules tileiras enforces,
+// prints a readable listing, and re-encodes through ModuleWriter for round-trip tests.
 #pragma once
 
 #include "bytecode/writer.h"

@@ -1,5 +1,5 @@
 // Tile IR bytecode writer: interning tables, type encoders, the generic op encoder, section
-// framing. See writer.h and reference/tileir.md §1–§6.
+// framing. See writer.h.
 #include "bytecode/writer.h"
 
 #include <algorithm>

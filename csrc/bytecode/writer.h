@@ -1,4 +1,5 @@
-// Tile IR bytecode writer (reference/tileir.md §1–§6).
+// Tile IR bytecode writer: NVIDIA's CUDA Tile IR bytecode format, versions 13.1-13.4 (the
+// layout NVIDIA/cuda-tile's lib/Bytecode reader accepts; docs/architecture.md).
 //
 //   ModuleWriter m(kV13_3);                      // header version; 13.3 is the default
 //   uint32_t f32 = m.f32(), pf = m.tileType({}, m.ptrType(f32));

@@ -39,7 +39,8 @@ public:
 };
 
 /// Well-known CUresult codes that mean "this driver cannot load this image": the caller should
-/// fall back to the PTX-style path (reference/tileir.md §13.5).
+/// fall back to the PTX-style path (drivers in some 580.x containers lack the Tile IR library
+/// and report 221).
 constexpr int kErrNoBinaryForGpu = 209;
 constexpr int kErrUnsupportedPtxVersion = 222;
 constexpr int kErrJitCompilerNotFound = 221;

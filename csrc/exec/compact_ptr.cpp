@@ -498,6 +498,7 @@ void emitCompactAccess(Compiler &c, const Operation &op, const CompactPtr &cp, b
   if (load)
     I.out = c.out(val);
   I.checked = !c.foreignPointer(ptr);
+  I.origin = c.pointerOrigin(ptr);
   I.n = cp.rows * cp.rowLen;
 }
 

@@ -937,6 +937,7 @@ void Compiler::prepare(const Operation &func) {
       stripLen_ = chooseStripLen(func);
       affine_ = analyzeAffine(func);
     }
+    origins_ = pointerOrigins(func);
     classify(func);
   } catch (const std::invalid_argument &e) {
     throw ExecError("kernel " + pd_.kernelName + ": " + e.what());

@@ -48,6 +48,7 @@
 
 #include "exec/affine.h"
 #include "exec/errors.h"
+#include "exec/origin.h"
 #include "exec/program.h"
 #include "ir/op_registry.h"
 #include "ir/operation.h"
@@ -131,6 +132,11 @@ public:
   // Pointers not derived from a kernel argument (affine.h): their accesses are checked against
   // the process's mapped memory instead of the arguments (mapped_memory.h).
   bool foreignPointer(const Value *v) const { return affine_.foreignPtr.count(v) != 0; }
+  // The entry argument pointer v derives from (origin.h), -1 when not exactly one.
+  int pointerOrigin(const Value *v) const {
+    auto it = origins_.find(v);
+    return it == origins_.end() ? -1 : it->second;
+  }
   // Tile IR: the ops that use v (any nesting depth).
   const std::vector<const Operation *> &usersOf(const Value *v) const {
     static const std::vector<const Operation *> none;
@@ -193,6 +199,7 @@ private:
   Dialect dialect_;
   bool check_;
   AffineInfo affine_;
+  std::unordered_map<const Value *, int> origins_; // pointerOrigin
   InstList *cur_ = nullptr;
   bool emitted_ = false; // the op being emitted has emitted an instruction
   int64_t stripLen_ = 0; // strip mining: lanes per run of the body (0: off)

@@ -36,7 +36,9 @@ template <class T> struct Direct {
   using C = T;
   static constexpr bool kDirect = true;
 };
-template <class U, int Bits> struct IntFmt : Direct<U> { static constexpr int kBits = Bits; };
+template <class U, int Bits> struct IntFmt : Direct<U> {
+  static constexpr int kBits = Bits;
+};
 struct F16Fmt {
   using S = uint16_t;
   using C = float;

@@ -163,6 +163,9 @@ void runProgram(const ProgramData &pd, std::array<int64_t, 3> grid,
     writeArg(image.data() + slot.off, slot.dtype, args[i], i, pd.kernelName);
     if (slot.isPtr && args[i].nbytes > 0)
       L.ranges.push_back({args[i].base, args[i].base + args[i].nbytes});
+    L.argRange.push_back(slot.isPtr
+                             ? LaunchState::Range{args[i].base, args[i].base + args[i].nbytes}
+                             : LaunchState::Range{0, 0});
   }
 
   const uint64_t tag = nextLaunchTag.fetch_add(1);

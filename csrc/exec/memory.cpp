@@ -391,6 +391,7 @@ void emitPointerLoad(Compiler &c, const Operation &op, const Value *ptr, const V
   Inst &I = c.emit(pickBySize(a->es, loadK<1>, loadK<2>, loadK<4>, loadK<8>), op);
   I.aux = a;
   I.checked = !c.foreignPointer(ptr);
+  I.origin = c.pointerOrigin(ptr);
   I.out = c.out(res);
   I.n = c.numel(res);
   I.in[0] = p;
@@ -414,6 +415,7 @@ void emitPointerStore(Compiler &c, const Operation &op, const Value *ptr, const 
   Inst &I = c.emit(pickBySize(a->es, storeK<1>, storeK<2>, storeK<4>, storeK<8>), op);
   I.aux = a;
   I.checked = !c.foreignPointer(ptr);
+  I.origin = c.pointerOrigin(ptr);
   I.n = c.numel(val);
   I.in[0] = p;
   I.in[1] = v;
@@ -450,6 +452,7 @@ void emitAtomicRmwAs(Compiler &c, const Operation &op, const Value *ptr, const V
   I.out = c.out(res);
   I.n = c.numel(res);
   I.checked = !c.foreignPointer(ptr);
+  I.origin = c.pointerOrigin(ptr);
 }
 
 void emitAtomicCasAs(Compiler &c, const Operation &op, const Value *ptr, const Value *cmp,
@@ -471,6 +474,7 @@ void emitAtomicCasAs(Compiler &c, const Operation &op, const Value *ptr, const V
   I.out = c.out(res);
   I.n = c.numel(res);
   I.checked = !c.foreignPointer(ptr);
+  I.origin = c.pointerOrigin(ptr);
 }
 
 bool emitMemory(Compiler &c, const Operation &op) {

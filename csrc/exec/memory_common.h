@@ -18,6 +18,19 @@ namespace tt::exec::mem {
 
 enum class Access { Load, Store, Atomic };
 
+inline bool inBounds(const LaunchState &L, uint64_t addr, uint64_t bytes);
+
+// Why a checked address is out of bounds: outside every array argument, or (inside another's)
+// outside the one its pointer derives from.
+inline std::string outsideWhat(const Inst &I, const LaunchState &L, uint64_t addr) {
+  if (I.origin < 0)
+    return "not inside any array argument";
+  std::string arg = "argument #" + std::to_string(I.origin);
+  if (!inBounds(L, addr, 1))
+    return "not inside any array argument (its pointer derives from " + arg + ")";
+  return "outside the array of " + arg + ", which its pointer derives from";
+}
+
 [[noreturn]] inline void throwOob(const Inst &I, const Frame &F, Access kind, uint64_t addr,
                                   int64_t lane) {
   const char *k = kind == Access::Load ? "load" : (kind == Access::Store ? "store" : "atomic");
@@ -26,9 +39,9 @@ enum class Access { Load, Store, Atomic };
   throw OutOfBoundsError(std::string("out-of-bounds ") + k + " in kernel " + *F.launch->kernelName +
                          " at " + I.site->loc + ": address " + buf + " (lane " +
                          std::to_string(lane + F.laneBase) + ") is " +
-                         (I.checked ? "not inside any array argument"
-                                    : "not memory the process may access (a pointer loaded from "
-                                      "memory or made from an integer)"));
+                         (!I.checked ? std::string("not memory the process may access (a pointer "
+                                                   "loaded from memory or made from an integer)")
+                                     : outsideWhat(I, *F.launch, addr)));
 }
 
 // True when [addr, addr + bytes) lies inside one array argument.
@@ -39,20 +52,29 @@ inline bool inBounds(const LaunchState &L, uint64_t addr, uint64_t bytes) {
   return false;
 }
 
+// True when [addr, addr + bytes) lies inside the array of the argument the instruction's
+// address derives from (origin.h), or inside any array argument when that is not one argument.
+inline bool inBounds(const Inst &I, const LaunchState &L, uint64_t addr, uint64_t bytes) {
+  if (I.origin < 0 || static_cast<size_t>(I.origin) >= L.argRange.size())
+    return inBounds(L, addr, bytes);
+  const auto &r = L.argRange[I.origin];
+  return addr >= r.lo && addr <= r.hi && r.hi - addr >= bytes;
+}
+
 // Whether an instruction may touch [addr, addr + bytes): inside one array argument, or, for a
 // pointer of unknown provenance (I.checked false, see emitMemory), inside mapped memory with
 // the access's permission (mapped_memory.h).
 // `lane`: one lane's range (a miss rereads the mappings), not a span over several lanes.
 inline bool accessible(const Inst &I, const LaunchState &L, Access kind, uint64_t addr,
                        uint64_t bytes, bool lane) {
-  return I.checked ? inBounds(L, addr, bytes)
+  return I.checked ? inBounds(I, L, addr, bytes)
                    : mappedMemory(addr, bytes, kind != Access::Load, lane);
 }
 
 // The fast test before a copy: inBounds, and always false for a pointer of unknown
 // provenance (its lanes go through checkLanes / checkRow).
 inline bool inBoundsI(const Inst &I, const LaunchState &L, uint64_t addr, uint64_t bytes) {
-  return I.checked && inBounds(L, addr, bytes);
+  return I.checked && inBounds(I, L, addr, bytes);
 }
 
 // Checks every active lane; throws at the first bad one.

@@ -117,6 +117,9 @@ struct Inst {
   const Aux *aux = nullptr;
   const OpSite *site = nullptr;
   bool checked = true; // memory ops: bounds-check the addresses (see memory.cpp)
+  // Checked memory ops: the argument the address derives from (origin.h), whose array alone
+  // bounds it; -1 when not one argument (then any argument's array does).
+  int32_t origin = -1;
 };
 using InstList = std::vector<Inst>;
 
@@ -125,7 +128,8 @@ struct LaunchState {
   struct Range {
     uint64_t lo, hi; // [lo, hi)
   };
-  std::vector<Range> ranges; // the array arguments
+  std::vector<Range> ranges;   // the array arguments
+  std::vector<Range> argRange; // by argument index: a pointer argument's array, else empty
   const std::string *kernelName = nullptr;
   int32_t grid[3] = {1, 1, 1};
 };

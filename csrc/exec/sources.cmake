@@ -14,6 +14,7 @@ list(APPEND TT_CORE_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/mapped_memory.cpp
   ${CMAKE_CURRENT_LIST_DIR}/memory.cpp
   ${CMAKE_CURRENT_LIST_DIR}/misc_ops.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/origin.cpp
   ${CMAKE_CURRENT_LIST_DIR}/reduce.cpp
   ${CMAKE_CURRENT_LIST_DIR}/shape_ops.cpp
   ${CMAKE_CURRENT_LIST_DIR}/thread_pool.cpp

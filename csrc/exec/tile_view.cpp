@@ -294,6 +294,7 @@ void emitViewLoad(Compiler &c, const Operation &op, ViewAux *a, const Value *res
   I.out = c.out(res);
   I.n = a->numel;
   I.checked = !c.foreignPointer(op.operand(0));
+  I.origin = c.pointerOrigin(op.operand(0));
 }
 
 void emitViewStore(Compiler &c, const Operation &op, ViewAux *a, const Value *val) {
@@ -304,6 +305,7 @@ void emitViewStore(Compiler &c, const Operation &op, ViewAux *a, const Value *va
   I.in[0] = v;
   I.n = a->numel;
   I.checked = !c.foreignPointer(op.operand(1));
+  I.origin = c.pointerOrigin(op.operand(1));
 }
 
 } // namespace tt::exec

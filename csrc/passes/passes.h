@@ -18,8 +18,8 @@ void expandBlockPointerLoops(Module &m);       // block_pointer_loops.cpp
 void lowerBlockPointers(Module &m);            // lower_block_pointers.cpp (TTIR path)
 
 // Runs the named passes in order ("inline", "canonicalize", "cse", "dce",
-// "scalarize-loop-pointers"), verifying the
-// module after each; throws std::invalid_argument for an unknown name.
+// "scalarize-loop-pointers", "expand-block-pointer-loops", "lower-block-pointers"), verifying
+// the module after each; throws std::invalid_argument for an unknown name.
 void runPasses(Module &m, const std::vector<std::string> &names);
 
 // Helpers shared by passes.

@@ -86,7 +86,8 @@ struct PyKernel {
     if (size_t(n) != signature.size())
       throw py::type_error(name + ": expected " + std::to_string(signature.size()) +
                            " kernel arguments, got " + std::to_string(n));
-    constexpr unsigned kMaxGrid = (1u << 24) - 1; // get_tile_block_id's range (tileir.md §9.2)
+    // get_tile_block_id is only correct below 2^24 per dimension (NVIDIA's Tile IR launch rules).
+    constexpr unsigned kMaxGrid = (1u << 24) - 1;
     if (gx > kMaxGrid || gy > kMaxGrid || gz > kMaxGrid)
       throw py::value_error(name + ": a Tile IR grid dimension must be below 2^24, got (" +
                             std::to_string(gx) + ", " + std::to_string(gy) + ", " +

@@ -1,5 +1,5 @@
 // The CUDA Tile IR op set (cuda_tile.*) on the shared IR core: NVIDIA's op names and
-// semantics (reference/tileir.md §6, §11), printed in NVIDIA's textual form.
+// semantics (NVIDIA's CUDA Tile IR specification), printed in NVIDIA's textual form.
 //
 // Representation in our IR: a tile is a Tensor type (a rank-0 tile is the scalar type), so
 // `tile<128xf32>` is tensor<128xf32> and `tile<ptr<f16>>` is !tt.ptr<f16>; views and tokens

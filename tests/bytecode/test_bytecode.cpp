@@ -104,7 +104,8 @@ void testPrimitives() {
   CHECK(throws([] { attr::divBy(12); }));
 }
 
-// reference/tileir.md §7.1: negi-op-13.1.tileirbc, byte for byte.
+// NVIDIA's golden file test/Bytecode/versioning/Inputs/13.1/negi-op-13.1.tileirbc (in the
+// NVIDIA/cuda-tile repository), byte for byte.
 std::vector<uint8_t> goldenNegi131() {
   return {
       0x7F, 0x54, 0x69, 0x6C, 0x65, 0x49, 0x52, 0x00, 0x0D, 0x01, 0x00, 0x00, // header

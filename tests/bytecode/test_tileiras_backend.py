@@ -224,3 +224,20 @@ def test_missing_ptxas_or_libnvvm_is_named(monkeypatch, tmp_path):
     monkeypatch.setenv("TRITON_TILE_TILEIRAS", str(tool))
     with pytest.raises(T.TileirasError, match="has no ptxas or libnvvm beside it"):
         T._probe(str(tool))
+
+
+def test_bytecode_newer_than_tileiras_reads_is_named(cache_dir, fake_compiler):
+    calls, fake = fake_compiler
+    newer = b"\x7fTileIR\x00\x0d\x09\x00" + vadd_bytecode()[10:]  # a 13.9 header
+    assert T.bytecode_version(newer) == "13.9" and T.bytecode_version(b"junk") is None
+    with pytest.raises(T.TileirasError, match=r"bytecode 13\.9 and tileiras 13\.4\.92 reads "
+                                              r"13\.4, 13\.3; install a newer one"):
+        T.compile(newer, "sm_90")
+    assert not calls  # refused before tileiras ran
+    assert T.compile(vadd_bytecode(), "sm_90").startswith(b"\x7fELF") and calls
+
+
+def test_short_version():
+    text = "tileiras: NVIDIA (R) Cuda Tile IR optimizing assembler\nCuda compilation tools, " \
+           "release 13.4, V13.4.92\n"
+    assert T.short_version(text) == "13.4.92" and T.short_version(None) is None

@@ -1,6 +1,7 @@
 """Block pointers and tensor descriptors in the frontend (compile only): the TTIR of
 docs/internals.md "Tensor descriptors and block pointers", host descriptor parameters, and the
-errors Triton gives (reference/triton_frontend.md §2.4, §3.4)."""
+errors Triton gives (its language/core.py tensor descriptors and block pointers, and
+tools/tensor_descriptor.py)."""
 
 import re
 

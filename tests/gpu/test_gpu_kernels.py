@@ -380,3 +380,78 @@ def test_mixing_host_and_device_arrays_is_a_type_error(dev, path):
     with pytest.raises(TypeError, match="add_kernel: argument 'x_ptr' is in host memory but "
                                         "argument 'y_ptr' is on CUDA device 0"):
         example("vector_add").add_kernel[(1,)](x, dev.to(x), dev.to(x), 8, BLOCK_SIZE=1024)
+
+
+@triton.jit
+def _device_descriptor_copy(X, Y, M, N, BM: tl.constexpr, BN: tl.constexpr):
+    # tl.make_tensor_descriptor on the device: stock Triton asks the allocator for the
+    # descriptor's global scratch.
+    xd = tl.make_tensor_descriptor(X, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+    yd = tl.make_tensor_descriptor(Y, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+    pm, pn = tl.program_id(0), tl.program_id(1)
+    yd.store([pm * BM, pn * BN], xd.load([pm * BM, pn * BN]) * 2.0)
+
+
+def test_device_tensor_descriptor_with_allocator(dev, path, rng):
+    if dev.mode != "cuda":
+        pytest.skip("needs a GPU")
+    import torch
+
+    asked = []
+
+    def alloc(size, alignment, stream):
+        asked.append(size)
+        return torch.empty(size, dtype=torch.int8, device="cuda")
+
+    triton.set_allocator(alloc)
+    m, n = 96, 160
+    x = numpy_random((m, n), "float32", rng)
+    dx, dy = dev.to(x), dev.to(poisoned((m, n), "float32"))
+    k = dev.launch(_device_descriptor_copy, (m // 32, n // 32), dx, dy, m, n, BM=32, BN=32)
+    check_path(k, path)
+    np.testing.assert_array_equal(dev.host(dy), x * 2)
+    if k.metadata.path == "ptx":
+        assert asked, "stock Triton never asked the allocator set through triton_tile"
+
+
+def test_warmup_compiles_every_stage(dev, path, rng):
+    if dev.mode != "cuda":
+        pytest.skip("needs a GPU")
+    x = numpy_random(1000, "float32", rng)
+    dx, dy, dout = dev.to(x), dev.to(x), dev.to(poisoned(1000, "float32"))
+    add = example("vector_add").add_kernel
+    k = add.warmup(dx, dy, dout, 1000, BLOCK_SIZE=256, grid=(4,))
+    stages = {"tile": ("ttir", "tileir", "tilebc", "cubin"),
+              "ptx": ("ttir", "ttgir", "llir", "ptx", "cubin")}[k.metadata.path]
+    assert all(k.asm.get(s) for s in stages), sorted(k.asm)
+    import torch
+
+    torch.cuda.synchronize()
+    assert np.isnan(dev.host(dout)).all()  # a warmup runs nothing
+
+
+@triton.jit
+def _bad_callee(x):
+    return tl.not_a_function(x)  # a compile error, two calls deep
+
+
+@triton.jit
+def _bad_kernel(X, N, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(X + offs, _bad_callee(X + offs))
+
+
+def test_compile_error_names_the_user_source(dev, path):
+    if dev.mode != "cuda":
+        pytest.skip("needs a GPU")
+    import inspect
+
+    x = dev.to(np.zeros(64, np.float32))
+    with pytest.raises(triton.CompilationError) as e:
+        _bad_kernel[(1,)](x, 64, BLOCK=64)
+    _, callee_line = inspect.getsourcelines(_bad_callee.fn)
+    _, kernel_line = inspect.getsourcelines(_bad_kernel.fn)
+    msg = str(e.value)
+    # (getsourcelines starts at the decorator)
+    assert f"{__file__}:{callee_line + 2}:" in msg, msg  # the line of tl.not_a_function
+    assert f"{__file__}:{kernel_line + 3}:" in msg, msg  # the call site in the kernel

@@ -346,6 +346,8 @@ def test_atomic_cas_16_bit_counters_share_words(path):
     assert_equal(buf[[0, 5]], [0x5A5A, 0x5A5A])
 
 
+@pytest.mark.cpu_only("on a GPU the tile form falls back (it hung on an H200) and stock "
+                     "Triton refuses 16-bit float atomic_xchg; tests/gpu runs the scalar form")
 @pytest.mark.parametrize("dtype", param_dtypes("float16", "bfloat16"))
 def test_atomic_xchg_16_bit_float(dtype, path, rng):
     """Six programs exchange into the same 64 elements (two per word), masked."""

@@ -2,7 +2,7 @@
 
 The result dtype of every operator is checked at compile time with
 ``tl.static_assert(z.dtype == EXPECTED)``, EXPECTED coming from tt_utils.promote (Triton's
-rules, reference/triton_frontend.md §1.7); the values against float64 / exact-integer numpy
+rules: language/semantic.py upstream); the values against float64 / exact-integer numpy
 references.
 """
 
@@ -403,6 +403,7 @@ def _cmpf_kernel(X, Y, Z, W, n, BLOCK: tl.constexpr):
     tl.store(W + pid, tl.load(X + pid) == tl.load(Y + pid))  # and the scalar one
 
 
+@pytest.mark.cpu_only("the kernel is TTIR text run by the CPU executors")
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("pred", list(CMPF_PREDICATES))
 def test_cmpf_every_predicate(pred, dtype, path, rng, tmp_path):
@@ -446,6 +447,7 @@ def _ptr_compare_kernel(X, Y, A, B, Z, W, n, BLOCK: tl.constexpr):
              | ((X >= Y).to(tl.int32) << 2))
 
 
+@pytest.mark.stock_refuses("comparing pointers offset by loaded values")
 def test_pointer_compare(path, rng):
     """Pointers compare as unsigned 64-bit addresses: offsets that push an address past 2^63
     (never dereferenced) order above the others, where a signed compare would put them below;

@@ -204,7 +204,10 @@ def test_fp_downcast_rounding(dst, rounding, path, rng):
     else:
         with np.errstate(over="ignore"):
             ref = x.astype(np_dtype(dst))
-    assert_bits_equal(z, ref, err_msg=f"float32 -> {dst} ({rounding})")
+    # A NaN stays a NaN; its payload is the hardware's (the GPU's cvt gives 0x7fff, numpy 0x7e00).
+    nan = np.isnan(to_f64(ref))
+    assert np.isnan(to_f64(z[nan])).all()
+    assert_bits_equal(z[~nan], ref[~nan], err_msg=f"float32 -> {dst} ({rounding})")
     if rounding == "rtz":
         with np.errstate(over="ignore"):
             assert (to_f64(ref) != to_f64(x.astype(np_dtype(dst)))).any()

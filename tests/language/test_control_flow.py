@@ -411,6 +411,7 @@ def _calls_kernel(X, Z, n, BLOCK: tl.constexpr = 64, SCALE: tl.constexpr = 2):
     _vecmul_kernel(X, Z + 3 * BLOCK, n, BLOCK)  # a kernel called as a function
 
 
+@pytest.mark.stock_refuses("a @jit callee's default argument")
 def test_calls_defaults_noinline(rng):
     n, block = 50, 64
     x = numpy_random(n, "int32", rng, low=-1000, high=1000)

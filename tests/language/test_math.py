@@ -1,5 +1,5 @@
 """Elementwise math: transcendental functions, fma, precise division and sqrt, abs, umulhi,
-clamp, maximum/minimum and NaN handling (reference/triton_frontend.md §2.8, §2.6)."""
+clamp, maximum/minimum and NaN handling (as Triton's language/math.py and core.py define them)."""
 
 import math
 import warnings
@@ -292,6 +292,7 @@ def _clamp_kernel(X, LO, HI, Z, n, BLOCK: tl.constexpr):
     tl.store(Z + n + offs, tl.clamp(x, -hi, hi), mask=mask)
 
 
+@pytest.mark.stock_refuses("fp64 clamp: LLVM has no llvm.nvvm.fmin.xorsign.abs for it")
 @pytest.mark.parametrize("dtype", param_dtypes("float16", "bfloat16", "float32", "float64"))
 def test_clamp(dtype, rng):
     x = numpy_random(N, dtype, rng)

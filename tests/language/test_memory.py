@@ -369,6 +369,7 @@ def _modifiers_kernel(X, Z, n, LOAD_CM: tl.constexpr, STORE_CM: tl.constexpr,
 @pytest.mark.parametrize("load_cm, store_cm, evict, volatile", [
     (".ca", ".wb", "", False), (".cg", ".cg", "evict_first", False),
     (".cv", ".cs", "evict_last", True), ("", ".wt", "", False)])
+@pytest.mark.stock_refuses("ptxas: .evict_first cannot be combined with .cg")
 def test_cache_and_eviction_modifiers(load_cm, store_cm, evict, volatile, rng):
     n = 300
     x = numpy_random(n, "float32", rng)
@@ -413,6 +414,7 @@ def _pointer_table_kernel(TABLE, SIZES, Z, BLOCK: tl.constexpr):
     tl.store(Z + g * BLOCK + offs, x * 2)
 
 
+@pytest.mark.cpu_only("the pointer table holds host addresses")
 def test_pointers_loaded_from_memory(rng):
     """A table of addresses (as int64) turned back into pointers: the arrays themselves are
     not kernel arguments, as in grouped GEMM."""
@@ -428,6 +430,7 @@ def test_pointers_loaded_from_memory(rng):
         assert_close(z[g], ref, rtol=0)
 
 
+@pytest.mark.cpu_only("the CPU executors' bounds check")
 def test_wild_pointer_loaded_from_memory_raises(rng):
     """A table entry that is no address the process may access: IndexError naming the kernel
     and the line, not a crash (nothing is written before it: the output stays poisoned)."""
@@ -452,6 +455,7 @@ def _pointer_store_kernel(TABLE, BLOCK: tl.constexpr):
     tl.store(dst + offs, offs.to(tl.float32))
 
 
+@pytest.mark.cpu_only("the CPU executors' read-only check")
 def test_store_through_a_pointer_to_read_only_memory_raises():
     """Stores need writable memory: a read-only mapping (a bytes object's buffer may not be
     one; an mmap'd read-only page is) raises instead of crashing."""

@@ -12,6 +12,10 @@ from tt_utils import assert_close, numpy_random, poisoned
 import triton_tile as triton
 import triton_tile.language as tl
 
+# On a GPU an out-of-bounds access is an illegal address for the whole process, device_assert
+# and device_print are the GPU compiler's: what is checked here is the CPU executors'.
+pytestmark = pytest.mark.cpu_only("bounds checks, device_assert and device_print's text")
+
 FAR = tl.constexpr(10**7)  # elements: far outside every small array of these tests
 
 
@@ -117,6 +121,35 @@ def _print_kernel(X):
     x = tl.load(X + pid)
     tl.device_print("value of x ", x)
     tl.static_print("static print at compile time")
+
+
+@triton.jit
+def _print_vector_kernel(X):
+    x = tl.load(X + tl.arange(0, 4))
+    tl.device_print("x=", x)
+    tl.device_print("pid", tl.program_id(0))
+
+
+_TRITON_LINES = ["pid (1, 0, 0) idx (2) x=: 2", "pid (1, 0, 0) idx () pid: 1"]
+
+
+def test_device_print_reads_as_triton_on_the_ptx_path(capfd):
+    # Issue 12: Triton makes a prefix end in ": " and start with " "; lines carry the program
+    # and the element's index.
+    _print_vector_kernel[(2,)](np.arange(4, dtype=np.int32), enable_tile=False)
+    text = capfd.readouterr().out
+    for line in _TRITON_LINES:
+        assert line in text, text
+
+
+@pytest.mark.xfail(strict=True, reason="the TTIR -> Tile IR conversion (csrc/conversion, "
+                   "Converter::print) builds a printf format of prefix + ' %d' per operand, "
+                   "without the program or index; reported in issue 12")
+def test_device_print_reads_the_same_on_the_tile_path(capfd):
+    _print_vector_kernel[(2,)](np.arange(4, dtype=np.int32), enable_tile=True)
+    text = capfd.readouterr().out
+    for line in _TRITON_LINES:
+        assert line in text, text
 
 
 def test_device_print(capfd):

@@ -293,3 +293,51 @@ def test_pre_hook_rebinding_an_argument_reaches_the_kernel():
     out = np.full(4, -1, np.int32)
     tuned[(4,)](out, 4, NUM_SMS=132)
     assert seen == [66] and (out == 66).all()
+
+
+def test_autotune_from_many_threads_before_tuning_tunes_once_and_each_thread_is_right():
+    # Issue 12 item 2: the launch's arguments were one shared attribute, reset when any
+    # call finished, so threads racing an untuned kernel failed ('NoneType' is not a mapping).
+    import threading
+    import time
+
+    benches = []
+
+    def bench(fn, quantiles=None):
+        benches.append(threading.get_ident())
+        fn()
+        time.sleep(0.01)  # hold the benchmark so the other threads arrive while it runs
+        return [1.0, 1.0, 1.0]
+
+    @triton.autotune(configs=[triton.Config({"BLOCK": b}) for b in (32, 64, 128)],
+                     key=["n"], do_bench=bench, restore_value=["out_ptr"])
+    @triton.jit
+    def k(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        mask = offs < n
+        tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) * 3 + 1, mask=mask)
+
+    n = 777
+    rng = np.random.default_rng()
+    xs = [rng.standard_normal(n).astype(np.float32) for _ in range(8)]
+    outs = [np.full(n, np.nan, np.float32) for _ in range(8)]
+    errors = []
+    start = threading.Barrier(8)
+
+    def work(i):
+        try:
+            start.wait()
+            k[lambda m: (triton.cdiv(m["n"], m["BLOCK"]),)](xs[i], outs[i], n)
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(repr(e))
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    for x, out in zip(xs, outs):
+        np.testing.assert_allclose(out, x.astype(np.float64) * 3 + 1, rtol=1e-6, atol=1e-6)
+    assert len(benches) == 3  # one benchmark per config: tuned once
+    assert len(k.cache) == 1

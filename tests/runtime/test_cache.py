@@ -221,6 +221,25 @@ def test_stale_or_tampered_entry_is_never_used(cache_dir):
     assert store.load(again.hash, "apply_kernel")["asm"]["ttir"] == again.asm["ttir"]
 
 
+def test_entry_replaced_by_a_file_is_repaired(cache_dir, compiles):
+    # Issue 12: a plain file where a key's directory belongs made every run recompile.
+    _, compiled = _run(apply_kernel)
+    entry = cache_dir / compiled.hash
+    for p in entry.iterdir():
+        p.unlink()
+    entry.rmdir()
+    entry.write_text("not an entry")
+    apply_kernel.cache.clear()
+    y, _ = _run(apply_kernel)  # recompiles (the file is no entry) and repairs it
+    np.testing.assert_array_equal(y, np.arange(16) + 1)
+    assert entry.is_dir()
+    apply_kernel.cache.clear()
+    compiles.clear()
+    y, _ = _run(apply_kernel)
+    np.testing.assert_array_equal(y, np.arange(16) + 1)
+    assert compiles == []  # a disk hit again
+
+
 def test_entry_written_atomically(cache_dir):
     _run(apply_kernel)
     leftovers = [p for p in os.listdir(cache_dir) if p.startswith(".tmp")]

@@ -1,4 +1,5 @@
-"""Argument specialization: reference/triton_frontend.md §1.3, row by row."""
+"""Argument specialization, row by row of Triton's table (python/src/specialize.cc and
+python/triton/runtime/jit.py upstream): type string, cache key and runtime value per argument."""
 
 import collections
 

@@ -175,3 +175,64 @@ def test_module_entry_point(kernels_file):
                          timeout=300)
     assert out.returncode == 0, out.stderr
     assert "rmsnorm (" in out.stdout and "norm-like" in out.stdout
+
+
+INTEGER_KERNELS = textwrap.dedent('''
+    import triton_tile as triton
+    import triton_tile.language as tl
+
+
+    @triton.jit
+    def sort_kernel(x_ptr, out_ptr, N: tl.constexpr):
+        offs = tl.arange(0, N)
+        tl.store(out_ptr + offs, tl.sort(tl.load(x_ptr + offs)))
+
+
+    @triton.jit
+    def hist_kernel(x_ptr, out_ptr, N: tl.constexpr, BINS: tl.constexpr):
+        offs = tl.arange(0, N)
+        tl.store(out_ptr + tl.arange(0, BINS), tl.histogram(tl.load(x_ptr + offs), BINS))
+
+
+    @triton.jit
+    def gather_kernel(idx_ptr, x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        i = tl.load(idx_ptr + offs, mask=offs < n)
+        tl.store(out_ptr + offs, tl.load(x_ptr + i, mask=offs < n), mask=offs < n)
+
+
+    @triton.jit
+    def bits_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        v = tl.load(x_ptr + offs, mask=offs < n)
+        tl.store(out_ptr + offs, (v >> 4) & 0xF, mask=offs < n)
+''')
+
+
+def test_pointers_whose_values_are_integers_are_inferred_int(tmp_path, capsys):
+    # Issue 12: every pointer was *fp32, so gathers, bit twiddling and histograms failed.
+    path = tmp_path / "ints.py"
+    path.write_text(INTEGER_KERNELS)
+    rc, out = _json(capsys, str(path))
+    assert rc == 0, out
+    by = {k["kernel"]: k for k in out["kernels"]}
+    assert by["gather_kernel"]["signature"]["idx_ptr"] == "*i32"
+    assert by["gather_kernel"]["signature"]["x_ptr"] == "*fp32"
+    assert by["bits_kernel"]["signature"]["x_ptr"] == "*i32"
+    assert by["hist_kernel"]["signature"]["x_ptr"] == "*i32"
+    # Histograms and sorts work across the block: reductions, not element-wise.
+    assert by["hist_kernel"]["class"] == "reduction"
+    assert any(e["op"] == "tt.histogram" for e in by["hist_kernel"]["evidence"])
+    assert by["sort_kernel"]["class"] == "reduction"
+    assert by["gather_kernel"]["class"] == by["bits_kernel"]["class"] == "element-wise"
+
+
+def test_piped_into_head_prints_no_traceback(kernels_file):
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.Popen([sys.executable, "-m", "triton_tile.tools.classify", kernels_file,
+                             "--json"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.read(10)  # `| head -c 10`: read a little, then go away
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    proc.wait(timeout=300)
+    assert "Traceback" not in err and "BrokenPipe" not in err, err

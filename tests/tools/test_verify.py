@@ -64,6 +64,18 @@ KERNELS = textwrap.dedent('''
 
     def reference(x):
         return x.mean(1), x.max(1)
+
+
+    @triton.jit
+    def hist(x_ptr, out_ptr, N: tl.constexpr, BINS: tl.constexpr):
+        # 2^21 compares: the Tile path falls back to the PTX path
+        tl.store(out_ptr + tl.arange(0, BINS), tl.histogram(tl.load(x_ptr + tl.arange(0, N)),
+                                                             BINS))
+
+
+    def histo(x):
+        x = x.astype(np.int64)
+        return np.bincount(x[(x >= 0) & (x < 1024)], minlength=1024)
 ''')
 
 ADD = ["--shapes", '{"x_ptr": [1000], "y_ptr": [1000], "out_ptr": [1000]}',
@@ -189,3 +201,26 @@ def test_module_entry_point_exit_status(kfile):
                          capture_output=True, text=True, timeout=300)
     assert ok.returncode == 0, ok.stderr
     assert bad.returncode == 1 and bad.stdout.rstrip().endswith("FAIL")
+
+
+def test_relative_error_ignores_zero_references(kfile, capsys):
+    # Issue 12: where the reference is 0 the relative error was diff / tiny, e.g. 7.6e+306.
+    rc, out = _run(capsys, "--kernel", f"{kfile}:add", *ADD[:-1],
+                   "np.where(x > 0, x + y, 0)")
+    assert rc == 1
+    for r in out["results"]:
+        c = r["outputs"]["out_ptr"]
+        assert c["max_abs"] > 0.01 and c["max_rel"] < 1e-5, c
+
+
+def test_no_fallback_row_says_fail(kfile, capsys):
+    argv = ["--kernel", f"{kfile}:hist", "--shapes", '{"x_ptr": [2048], "out_ptr": [1024]}',
+            "--dtypes", '{"x_ptr": "int32", "out_ptr": "int32"}', "--constexprs",
+            '{"N": 2048, "BINS": 1024}', "--grid", "[1]", "--reference", "histo(x)",
+            "--paths", "tile", "--no-fallback"]
+    rc = verify.main(argv)
+    text = capsys.readouterr().out
+    assert rc == 1
+    rows = [line for line in text.splitlines() if line.strip().startswith("tile*")]
+    assert rows and all("FAIL" in line and "PASS" not in line for line in rows), text
+    assert verify.main(argv[:-1]) == 0  # without --no-fallback the fallback's values pass

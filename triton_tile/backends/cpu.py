@@ -7,6 +7,8 @@ import hashlib
 import json
 from typing import Optional, Tuple
 
+import numpy as np
+
 from ..runtime.errors import LaunchOptionError
 from . import GPUTarget
 
@@ -52,17 +54,23 @@ class CPUOptions:
             if not ok:
                 raise LaunchOptionError(msg)
 
+        def is_int(v):  # a bool is an int to Python, not a count to a launch
+            return isinstance(v, int) and not isinstance(v, bool)
+
         nw = self.num_warps
-        need(isinstance(nw, int) and nw > 0 and nw & (nw - 1) == 0,
+        need(is_int(nw) and nw > 0 and nw & (nw - 1) == 0,
              f"num_warps must be a power of 2, got {nw!r}")
-        need(isinstance(self.num_stages, int) and self.num_stages >= 0,
+        need(is_int(self.num_stages) and self.num_stages >= 0,
              f"num_stages must be a non-negative int, got {self.num_stages!r}")
-        need(isinstance(self.num_ctas, int) and 1 <= self.num_ctas <= 16,
-             f"num_ctas must be an int in 1..16, got {self.num_ctas!r}")
-        need(self.occupancy is None or (isinstance(self.occupancy, int)
-                                        and 1 <= self.occupancy <= 32),
+        nc = self.num_ctas
+        need(is_int(nc) and 1 <= nc <= 16 and nc & (nc - 1) == 0,
+             f"num_ctas must be a power of 2 in 1..16 (a CTA cluster's size), got {nc!r}")
+        for flag in ("debug", "enable_tile", "enable_fp_fusion", "sanitize_overflow"):
+            need(isinstance(getattr(self, flag), bool),
+                 f"{flag} must be True or False, got {getattr(self, flag)!r}")
+        need(self.occupancy is None or (is_int(self.occupancy) and 1 <= self.occupancy <= 32),
              f"occupancy must be an int in 1..32, got {self.occupancy!r}")
-        need(self.maxnreg is None or (isinstance(self.maxnreg, int) and self.maxnreg > 0),
+        need(self.maxnreg is None or (is_int(self.maxnreg) and self.maxnreg > 0),
              f"maxnreg must be a positive int, got {self.maxnreg!r}")
         need(self.default_dot_input_precision in self.allowed_dot_input_precisions,
              f"default_dot_input_precision must be one of {self.allowed_dot_input_precisions}")
@@ -100,12 +108,16 @@ def parse_options(launch_kwargs: dict, *, debug: bool, enable_tile: bool,
     if f32_default:
         kw.setdefault("default_dot_input_precision", f32_default)
     for name in ("num_warps", "num_stages", "num_ctas", "occupancy", "maxnreg"):
-        if kw.get(name) is not None:
-            kw[name] = int(kw[name]) if not isinstance(kw[name], bool) else kw[name]
+        # numpy ints count as ints; anything else (a float, a string, a bool) is left for
+        # CPUOptions to reject by name rather than truncated or parsed here.
+        v = kw.get(name)
+        if isinstance(v, np.integer):
+            kw[name] = int(v)
     if "allowed_dot_input_precisions" in kw:
         kw["allowed_dot_input_precisions"] = tuple(kw["allowed_dot_input_precisions"])
-    kw["debug"] = bool(kw["debug"])
-    kw["enable_tile"] = bool(kw["enable_tile"])
+    for flag in ("debug", "enable_tile"):
+        if isinstance(kw[flag], np.bool_):
+            kw[flag] = bool(kw[flag])
     return CPUOptions(**kw)
 
 

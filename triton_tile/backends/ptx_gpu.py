@@ -12,11 +12,13 @@ current stream.
 from __future__ import annotations
 
 import importlib
+import sys
 import threading
 import types
-from typing import Any, Dict
+from typing import Any, Dict, Optional
 
 from ..compiler import compiler as cc
+from ..compiler import errors
 
 INSTALL_HINT = ("the PTX path on a GPU runs kernels through stock Triton: pip install triton "
                 "(with a CUDA build of torch), or use the Tile path (ENABLE_TILE=1)")
@@ -205,9 +207,60 @@ def launch_stock(jit_fn, grid, bound, opt_kw):
 
 def launch_twin(twin, grid, args, opt_kw):
     """Launches a stock twin on arguments already in stock terms; its CompiledKernel."""
-    if opt_kw:
-        return twin[grid](*args, **{k: v for k, v in opt_kw.items() if k not in _OURS_ONLY})
-    return twin[grid](*args)
+    try:
+        if opt_kw:
+            return twin[grid](*args, **{k: v for k, v in opt_kw.items() if k not in _OURS_ONLY})
+        return twin[grid](*args)
+    except Exception as e:
+        raise _ours(e) from e
+
+
+def warmup_twin(twin, grid, args, opt_kw):
+    """Compiles a stock twin for these arguments without launching; its CompiledKernel."""
+    try:
+        return twin.warmup(*args, grid=grid,
+                           **{k: v for k, v in opt_kw.items() if k not in _OURS_ONLY})
+    except Exception as e:
+        raise _ours(e) from e
+
+
+def _ours(e: Exception) -> Exception:
+    """Stock Triton's compile error as ours: file:line:col of the user's source and the chain
+    of @jit calls, where stock prints only `at 2:34:` relative to the function. Other
+    exceptions pass unchanged."""
+    stock = sys.modules.get("triton.compiler.errors")
+    if stock is None or not isinstance(e, stock.CompilationError):
+        return e
+    chain = []  # outermost first: each wraps the error of the callee it called
+    cause: Optional[BaseException] = e
+    while isinstance(cause, stock.CompilationError):
+        chain.append(cause)
+        cause = cause.__cause__
+    inner = chain[-1]
+    message = inner.error_message or (f"{type(cause).__name__}: {cause}" if cause else "")
+    sites = [_location(c) for c in reversed(chain[:-1])]
+    cls = {"CompileTimeAssertionFailure": errors.CompileTimeAssertionFailure,
+           "UnsupportedLanguageConstruct": errors.UnsupportedLanguageConstruct}.get(
+        type(inner).__name__, errors.CompilationError)
+    return cls(message, _location(inner), [s for s in sites if s is not None])
+
+
+def _location(err) -> Optional["errors.SourceLocation"]:
+    """Where a stock CompilationError points, in the file of our function with that source."""
+    node = getattr(err, "node", None)
+    lineno = getattr(node, "lineno", None)
+    if lineno is None:
+        return None
+    with _LOCK:
+        fns = [hit[0] for hit in _TWINS.values() if hit[1] == err.src]
+    if not fns:
+        return None
+    fn = fns[0]
+    line = fn.starting_line_number + lineno - 1
+    lines = (fn.src or "").splitlines()
+    text = lines[lineno - 1] if lineno <= len(lines) else ""
+    return errors.SourceLocation(fn.fn.__code__.co_filename, line, node.col_offset + 1, text,
+                                 fn.__name__)
 
 
 class PTXGPUKernel(cc.CompiledKernel):
@@ -233,6 +286,16 @@ class PTXGPUKernel(cc.CompiledKernel):
     def launch_device(self, grid, runtime, buf, bound, opt_kw) -> None:
         self._stock = launch_stock(self._jit_fn, grid, bound, opt_kw)
 
+    def warmup_device(self, grid, bound, opt_kw) -> None:
+        """`kernel.warmup(...)` on CUDA arrays: stock Triton compiles (ttgir, llir, ptx,
+        cubin: `asm` shows them) and nothing runs. Without stock Triton there is nothing to
+        compile with; the first launch raises the ImportError that says how to get it."""
+        try:
+            twin = twin_of(self._jit_fn)
+        except ImportError:
+            return
+        self._stock = warmup_twin(twin, grid, [arg_to_stock(a) for a in bound], opt_kw)
+
     def launch(self, grid, args) -> None:
         raise TypeError(f"kernel {self.name} runs on the GPU's PTX path; launch it with CUDA "
                         "arrays")
@@ -256,5 +319,5 @@ class PTXGPUKernel(cc.CompiledKernel):
         return getattr(stock, "n_regs", 0) if stock is not None else 0
 
 
-__all__ = ["PTXGPUKernel", "launch_stock", "launch_twin", "current_twin", "arg_to_stock",
-           "twin_of", "to_stock", "stock_triton", "INSTALL_HINT"]
+__all__ = ["PTXGPUKernel", "launch_stock", "launch_twin", "warmup_twin", "current_twin",
+           "arg_to_stock", "twin_of", "to_stock", "stock_triton", "INSTALL_HINT"]

@@ -32,6 +32,8 @@ import os
 import sys
 import tempfile
 import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Dict, List, Optional
 
 from .. import knobs
@@ -139,12 +141,17 @@ def _index_add(base: str, version: str) -> None:
 
 def compile_kernel(jit_fn, spec, options, arch: str):
     """The kernel for a GPU launch or an ahead-of-time warmup for `arch`: the Tile path when
-    options ask for it and it can run, else (loudly, on fallback) stock Triton's PTX path."""
+    options ask for it and it can run, else (loudly, on fallback) stock Triton's PTX path.
+
+    `metadata.compile_times` says where a cold compile spent its seconds (frontend, tileir,
+    tilebc, cubin: tileiras, with its probe on the first compile of a process; `load` is added
+    at the first launch on a device), or `cache` on a hit."""
     from . import ptx_gpu
 
     if not options.enable_tile:
         return ptx_gpu.PTXGPUKernel(jit_fn, spec, options, arch)
     name = jit_fn.__name__
+    clock = _Stages()
     base, material = disk.cache_key(jit_fn, spec, options, target=arch)
     version = installed_tileiras_version()
     store = disk.DiskCache(knobs.cache_dir)
@@ -153,10 +160,13 @@ def compile_kernel(jit_fn, spec, options, arch: str):
             entry = store.load(entry_key(base, v), name)
             if entry is not None and "cubin" in entry["asm"]:
                 asm = {k: a for k, a in entry["asm"].items() if k != disk.LOCATED_TTIR}
-                return TileGPUKernel(jit_fn, spec, options, asm, entry["metadata"], v)
+                md = dict(entry["metadata"], compile_times={"cache": clock.total()})
+                return TileGPUKernel(jit_fn, spec, options, asm, md, v)
     module, asm = _ttir(jit_fn, spec, options, name, base)
+    clock.lap("frontend")
     key = entry_key(base, version or "none")
     tile = tile_stage.convert(module, name, options, arch=arch, launch_guards=True)
+    clock.lap("tileir")
     reason, bytecode = tile.reason, None
     if reason is None and tile.general is not None:
         reason = tile.general.reason
@@ -175,6 +185,7 @@ def compile_kernel(jit_fn, spec, options, arch: str):
         reason = (f"tileiras is not installed and the cache ({knobs.cache_dir}) holds no cubin "
                   f"of this kernel for {arch}; install it ({tileiras.INSTALL_HINT}) or build "
                   "the cache ahead of time with TRITON_TILE_TARGET set")
+    clock.lap("tilebc")
     md = cc.make_metadata(name, key, "ptx" if reason else "tile", reason, options,
                           tile.accesses)
     md["target"] = arch
@@ -183,17 +194,42 @@ def compile_kernel(jit_fn, spec, options, arch: str):
                              runs_on="GPU: stock Triton")
         return ptx_gpu.PTXGPUKernel(jit_fn, spec, options, arch, asm=asm, metadata=md)
     asm["tilebc"] = bytecode
-    asm["cubin"] = tileiras.compile(bytecode, arch)
-    if tile.guard is not None:
+    if tile.guard is None:
+        asm["cubin"] = tileiras.compile(bytecode, arch)
+    else:
         asm["guard"] = json.dumps({"ttir": tile.guard, "args": list(tile.guard_args)})
         asm["tileir_general"] = tile.general.asm
         asm["tilebc_general"] = tile.general.bytecode
-        asm["cubin_general"] = tileiras.compile(tile.general.bytecode, arch)
+        # Two tileiras processes at once: the cold compile waits for the slower, not the sum.
+        with ThreadPoolExecutor(2) as pool:
+            general = pool.submit(tileiras.compile, tile.general.bytecode, arch)
+            asm["cubin"] = tileiras.compile(bytecode, arch)
+            asm["cubin_general"] = general.result()
+    clock.lap("cubin")
+    md.update(tileiras=tileiras.short_version(version),
+              bytecode_version=cpu.core().bytecode_version(tile.module))
     files = dict(asm, **{disk.LOCATED_TTIR: module.str(True)})
     material = dict(material, tileiras=version)
     if store.store(key, name, files, md, material):
         _index_add(base, version)
+    md["compile_times"] = clock.laps
     return TileGPUKernel(jit_fn, spec, options, asm, md, version)
+
+
+class _Stages:
+    """Seconds per compile stage, in order."""
+
+    def __init__(self):
+        self.start = self.last = time.perf_counter()
+        self.laps: Dict[str, float] = {}
+
+    def lap(self, stage: str) -> None:
+        now = time.perf_counter()
+        self.laps[stage] = now - self.last
+        self.last = now
+
+    def total(self) -> float:
+        return time.perf_counter() - self.start
 
 
 def _ttir(jit_fn, spec, options, name: str, key: str):
@@ -241,14 +277,19 @@ class TileGPUKernel(cc.CompiledKernel):
             raise RuntimeError(f"kernel {self.name}: compiled for {self.metadata.target} but "
                                f"CUDA device {device} is {arch} (cubins are arch-exact)")
         try:
+            start = time.perf_counter()
             kernel = self._cuda[device] = core.CudaKernel(self.asm["cubin"], self.name, device,
                                                           self.signature)
+            times = self.metadata.compile_times
+            if isinstance(times, dict):
+                times.setdefault("load", time.perf_counter() - start)
         except core.CudaError as e:
             if not (len(e.args) > 1 and core.cuda_image_rejected(e.args[1])):
                 raise
             from . import ptx_gpu
 
-            # This driver cannot run tileiras cubins (reference/tileir.md §9.6): stock Triton.
+            # This driver cannot run tileiras cubins (some 580.x containers lack the driver's
+            # Tile IR library: CUDA_ERROR_JIT_COMPILER_NOT_FOUND): stock Triton runs it.
             tile_stage.fall_back(self.name, f"the CUDA driver rejects the cubin ({e.args[0]})",
                                  f"load:{device}", runs_on="GPU: stock Triton")
             kernel = self._fallback[device] = ptx_gpu.PTXGPUKernel(*self._spec, arch,

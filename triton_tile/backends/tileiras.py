@@ -127,10 +127,8 @@ class Toolchain:
 
     def env(self) -> Dict[str, str]:
         """The environment tileiras runs in: the caller's, with the CUDA roots set to ours."""
-        env = dict(os.environ)
-        for name in ("CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"):
-            env[name] = self.root
-        return env
+        return knobs.child_environment(CUDA_HOME=self.root, CUDA_PATH=self.root,
+                                       CUDA_ROOT=self.root)
 
     def describe(self) -> str:
         return (f"tileiras {self.tileiras}, ptxas {self.ptxas or '(missing)'}, "
@@ -249,6 +247,21 @@ def _probe_bytecode(version: str) -> bytes:
     return _core.tile_to_bytecode(result.module, version)
 
 
+def bytecode_version(bytecode: bytes) -> Optional[str]:
+    """"13.3" from a Tile IR bytecode header (magic, then major and minor bytes), else None."""
+    if len(bytecode) >= 10 and bytecode.startswith(b"\x7fTileIR\x00"):
+        return f"{bytecode[8]}.{bytecode[9]}"
+    return None
+
+
+def short_version(version_text: Optional[str]) -> Optional[str]:
+    """"13.4.92" from `tileiras --version` text (the text itself when it has no V-number)."""
+    if not version_text:
+        return None
+    m = re.search(r"V(\d+\.\d+\.\d+)", version_text)
+    return m.group(1) if m else version_text.splitlines()[0]
+
+
 def normalize_arch(arch: Union[str, int]) -> str:
     """`sm_90`, `90` or 90 -> "sm_90". tileiras takes no `a` suffix (sm_90a is refused)."""
     text = f"sm_{arch}" if isinstance(arch, int) else str(arch)
@@ -273,6 +286,11 @@ def compile(bytecode: bytes, arch: Union[str, int], opt_level: int = 3,
         if hit is not None:
             return hit
     tool = info()  # the probe compile: once per process, before the first real compile
+    have = bytecode_version(bytecode)
+    if have is not None and have not in tool.bytecode_versions:
+        raise TileirasError(f"the kernel is Tile IR bytecode {have} and tileiras "
+                            f"{tool.short_version} reads {', '.join(tool.bytecode_versions)}; "
+                            f"install a newer one: {INSTALL_HINT}")
     cubin = _run_tileiras(tool.path, bytecode, arch, opt_level, timeout)
     if path is not None:
         _cache_write(path, key, cubin)

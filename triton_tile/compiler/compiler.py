@@ -1,8 +1,13 @@
-"""The compiler pipeline as one list of stages, and the compiled-kernel object it returns.
+"""The CPU compile driver, and the compiled-kernel object every backend returns.
 
-    Python function --frontend--> TTIR --passes--> TTIR --prepare--> executor program
+    compile_kernel:  Python function --frontend--> TTIR --TTIR_PASSES--> backend_stages
+    backend_stages:  enable_tile: tile_stage.convert --> Tile IR --> the CPU tile executor
+                     otherwise (or on a fallback): --PTX_PASSES--> the TTIR executor
 
-`compile_kernel` is what the JIT calls once per specialization; `compile` is the AOT entry.
+`compile_kernel` is what the JIT calls once per specialization for host arrays (through
+runtime/cache.compile_cached, which reruns `backend_stages` alone on a disk hit); `compile` is
+the AOT entry. GPU launches take another driver with the same first stages:
+backends/tile_gpu.compile_kernel (docs/architecture.md has both, stage by stage).
 """
 
 from __future__ import annotations
@@ -12,6 +17,8 @@ import hashlib
 import os
 import sys
 from typing import Any, Dict, NamedTuple, Optional, Sequence
+
+import numpy as np
 
 from .. import knobs
 from ..backends import cpu
@@ -36,7 +43,11 @@ KernelMetadata = collections.namedtuple("KernelMetadata", [
     "name", "hash", "target", "path", "fallback_reason", "num_warps", "num_stages", "num_ctas",
     "occupancy", "maxnreg", "shared", "debug", "enable_fp_fusion", "default_dot_input_precision",
     "tile_accesses",  # Tile path: (op, location, raised to a view?, why / which view) per access
-])
+    # GPU Tile path: the tileiras that made the cubin, the bytecode version it read, and where
+    # the compile's seconds went ({"frontend", "tileir", "tilebc", "cubin", "load"} or
+    # {"cache"}); None elsewhere.
+    "tileiras", "bytecode_version", "compile_times",
+], defaults=(None, None, None))
 
 
 class CompiledKernel:
@@ -48,7 +59,7 @@ class CompiledKernel:
     n_spills = 0
 
     def __init__(self, name: str, asm: Dict[str, str], metadata: Dict[str, Any], program,
-                 param_types: Sequence, located_ttir: str = ""):
+                 param_types: Sequence, located_ttir: str = "", written: tuple = ()):
         self.name = name
         self.asm = asm
         self.located_ttir = located_ttir  # TTIR with source locations: what the cache reloads
@@ -59,13 +70,17 @@ class CompiledKernel:
         self.module = None
         self.program = program
         self.param_types = tuple(param_types)
+        # The arguments the kernel stores or atomically writes through, as (parameter, path
+        # into tuples or a descriptor) pairs: a launch refuses read-only arrays there before
+        # it runs (sp.check_writable).
+        self.written = tuple(written)
 
     def with_options(self, options, key: str) -> "CompiledKernel":
         """The same program under other metadata-only options (see backends.cpu.same_code)."""
         md = make_metadata(self.name, key, self.metadata.path, self.metadata.fallback_reason,
                            options, self.metadata.tile_accesses, self.metadata.shared)
         return CompiledKernel(self.name, self.asm, md, self.program, self.param_types,
-                              self.located_ttir)
+                              self.located_ttir, self.written)
 
     def _init_handles(self):
         """Resources are checked at compile time on the CPU; kept for Triton compatibility."""
@@ -79,10 +94,12 @@ class CompiledKernel:
     def __getitem__(self, grid):
         """`compiled[grid](*all_args)`: launch without binding or specialization checks; all
         parameters in order, constexpr ones included (and ignored), as Triton's launcher."""
-        grid3 = normalize_grid(grid)
+        grid3 = normalize_grid(grid, self.name)
 
         def runner(*args, stream=None, **_ignored):
             vals = sp.runtime_values(self.name, args, self.param_types)
+            sp.check_writable(self.name, [f"#{i}" for i in range(len(args))], args,
+                              self.written)
             self.launch(grid3, executor_args(sp.flatten_runtime(vals)))
             return self
 
@@ -95,21 +112,37 @@ class CompiledKernel:
         return f"CompiledKernel({self.name}, path={self.metadata.path}, hash={self.hash[:12]})"
 
 
-def normalize_grid(grid) -> tuple:
-    if type(grid) is tuple and len(grid) == 1 and type(grid[0]) is int and grid[0] >= 0:
+# CUDA's limits on a grid's dimensions; the CPU enforces them too, so a launch that works on
+# the CPU works on the GPU.
+GRID_LIMITS = (2**31 - 1, 65535, 65535)
+
+
+def normalize_grid(grid, name: Optional[str] = None) -> tuple:
+    """A 3-d grid of ints from a launch's grid; errors name the kernel `name`. Only ints are
+    grid sizes: a float or a string is a TypeError, not truncated or parsed."""
+    if type(grid) is tuple and len(grid) == 1 and type(grid[0]) is int and \
+            0 <= grid[0] <= GRID_LIMITS[0]:
         return grid + (1, 1)  # every launch comes here: the usual (n,) first
-    if isinstance(grid, int):
+    who = f"{name}: " if name else ""
+    if isinstance(grid, (int, np.integer)) and not isinstance(grid, (bool, np.bool_)):
         grid = (grid,)
-    try:
-        dims = tuple(int(g) for g in grid)
-    except TypeError:
-        raise TypeError(f"grid must be a tuple of 1-3 ints or a callable, got {grid!r}"
-                        ) from None
-    if not 1 <= len(dims) <= 3:
-        raise ValueError(f"grid must have 1 to 3 dimensions, got {grid!r}")
-    if any(d < 0 for d in dims):
-        raise ValueError(f"grid dimensions must be non-negative, got {grid!r}")
-    return dims + (1,) * (3 - len(dims))
+    if isinstance(grid, np.ndarray) and grid.ndim == 1:
+        grid = tuple(grid.tolist())
+    if not isinstance(grid, (tuple, list)):
+        raise TypeError(f"{who}grid must be a tuple of 1-3 ints or a callable returning one, "
+                        f"got {grid!r}")
+    if not 1 <= len(grid) <= 3:
+        raise ValueError(f"{who}grid must have 1 to 3 dimensions, got {grid!r}")
+    for d, g in enumerate(grid):
+        if not isinstance(g, (int, np.integer)) or isinstance(g, (bool, np.bool_)):
+            raise TypeError(f"{who}grid dimension {d} must be an int, got {g!r} "
+                            f"({type(g).__name__}) in grid {grid!r}")
+        if g < 0:
+            raise ValueError(f"{who}grid dimensions must be non-negative, got {grid!r}")
+        if g > GRID_LIMITS[d]:
+            raise ValueError(f"{who}grid dimension {d} is {int(g)}, over CUDA's limit of "
+                             f"{GRID_LIMITS[d]}, in grid {grid!r}")
+    return tuple(int(g) for g in grid) + (1,) * (3 - len(grid))
 
 
 def executor_args(values: list) -> list:
@@ -160,11 +193,13 @@ def named_by_repr(kernel: CompiledKernel, jit_fn, spec: Specialization) -> Compi
 def backend_stages(module, name: str, key: str, options, param_types) -> CompiledKernel:
     """From inlined TTIR to a runnable kernel: the Tile path when asked for and possible
     (else a loud fallback), the PTX-style path otherwise."""
+    from ..tools.classify import written_arg_indices
     from . import tile_stage
 
     asm = {"ttir": str(module)}
     _dump(name, key, "ttir", asm["ttir"])
     located = module.str(True)
+    written = sp.locate_arguments(param_types, written_arg_indices(module, name))
     path, reason, program, accesses = "ptx", None, None, ()
     if options.enable_tile:
         tile = tile_stage.convert(module, name, options)
@@ -183,7 +218,8 @@ def backend_stages(module, name: str, key: str, options, param_types) -> Compile
         program = cpu.prepare(module, name)
     md = make_metadata(name, key, path, reason, options, accesses,
                        getattr(program, "arena_bytes", 0))
-    return CompiledKernel(name, asm, md, program, param_types, located_ttir=located)
+    return CompiledKernel(name, asm, md, program, param_types, located_ttir=located,
+                          written=written)
 
 
 def make_metadata(name, key, path, reason, options, accesses=(), shared=0) -> Dict[str, Any]:

@@ -1226,6 +1226,8 @@ class CodeGenerator(ast.NodeVisitor):
         specs = [_flatten(self.lscope[n], []) for n in carried]
         if not any(s[0] == "bp" for s in specs):
             return specs
+        entering = {n: self.lscope[n].bp_parts for n, s in zip(carried, specs) if s[0] == "bp"}
+        out = []
         with self._scratch():
             self.set_value(target, self.sem.scalar_constant(0, iv_ty))
             self.loop_depth += 1
@@ -1233,15 +1235,15 @@ class CodeGenerator(ast.NodeVisitor):
                 self._visit_block(node.body)
             finally:
                 self.loop_depth -= 1
-            finals = [self.lscope.get(n) for n in carried]
-        out = []
-        for n, spec, final in zip(carried, specs, finals):
-            if spec[0] == "bp":
-                parts = self.lscope[n].bp_parts
-                fixed = ("bpoffs", spec[1], spec[2], (parts.base, parts.shape, parts.strides))
-                if _flatten_like(final, fixed, []) is not None:
-                    spec = fixed
-            out.append(spec)
+            # Compared here, while the probe's values exist: the scratch region (and every
+            # value made in it) is freed when the block ends.
+            for n, spec in zip(carried, specs):
+                if spec[0] == "bp":
+                    parts = entering[n]
+                    fixed = ("bpoffs", spec[1], spec[2], (parts.base, parts.shape, parts.strides))
+                    if _flatten_like(self.lscope.get(n), fixed, []) is not None:
+                        spec = fixed
+                out.append(spec)
         return out
 
     def visit_While(self, node: ast.While):

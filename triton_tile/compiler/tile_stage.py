@@ -14,7 +14,7 @@ from typing import List, NamedTuple, Optional, Tuple
 
 from .. import knobs
 from ..backends import cpu
-from ..runtime.errors import TileFallbackWarning
+from ..runtime.errors import TileFallbackError, TileFallbackWarning
 
 TILE_PASSES = ["expand-block-pointer-loops", "scalarize-loop-pointers", "canonicalize", "cse",
                "dce"]
@@ -135,10 +135,12 @@ def fall_back(name: str, reason: str, where: str = "", stacklevel: int = 5,
               runs_on: str = "CPU: the TTIR executor") -> None:
     """Never silent: a TileFallbackWarning once per kernel (`where` its definition's
     location: kernels of one name in two files are two kernels), or an error on request."""
+    if knobs.fallback == "error":
+        raise TileFallbackError(f"kernel {name}: the Tile IR path cannot run it: {reason}; "
+                                "TRITON_TILE_FALLBACK=error forbids falling back to the "
+                                "PTX-style path")
     message = (f"kernel {name}: the Tile IR path cannot run it: {reason}; running on the "
                f"PTX-style path ({runs_on})")
-    if knobs.fallback == "error":
-        raise RuntimeError(message + " [TRITON_TILE_FALLBACK=error]")
     if (name, where) not in _warned:
         _warned.add((name, where))
         warnings.warn(TileFallbackWarning(message), stacklevel=stacklevel)

@@ -1,10 +1,11 @@
 """Typing, promotion and IR emission for the `tl` builtins.
 
 One `Semantic` object per compilation holds the `_core.Builder`; every builtin in core.py,
-math.py and standard.py ends up here. The rules are Triton's (reference/triton_frontend.md
-§1.7): literal typing, tensor/scalar promotion, C-style integer `//` and `%`, fp16/bf16 `/` and
-`%` in fp32, NumPy broadcasting, NaN-ignoring min/max. Integers are signless in the IR, so the
-signedness kept in the tl dtype picks the op (`divsi`/`divui`, `extsi`/`extui`, ...).
+math.py and standard.py ends up here. The rules are Triton's (its language/semantic.py and
+docs/python-api/triton-semantics.rst): literal typing, tensor/scalar promotion, C-style
+integer `//` and `%`, fp16/bf16 `/` and `%` in fp32, NumPy broadcasting, NaN-ignoring
+min/max. Integers are signless in the IR, so the signedness kept in the tl dtype picks the op
+(`divsi`/`divui`, `extsi`/`extui`, ...).
 """
 
 from __future__ import annotations
@@ -1883,6 +1884,12 @@ class Semantic:
         return None
 
     def device_print(self, prefix: str, args: List[tl.tensor], hex: bool):
+        # Triton's normalization, so a line reads as on the GPU: a prefix before values ends
+        # in ": ", and a non-empty one starts with " " (after the program and index).
+        if not prefix.endswith(" ") and args:
+            prefix += " "
+        if not prefix.endswith(": ") and args:
+            prefix = prefix[:-1] + ": "
         if len(prefix) > 2 and not prefix.startswith(" "):
             prefix = " " + prefix
         signed = [1 if a.dtype.is_int_signed() else 0 for a in args]

@@ -6,6 +6,7 @@ import builtins
 import hashlib
 import json
 import os
+import threading
 import time
 from typing import Any, Callable, Dict, List, Optional
 
@@ -126,11 +127,16 @@ class Autotuner(KernelInterface):
         self.configs_timings: Optional[Dict[Config, Any]] = None
         self.bench_time = 0.0
         self.best_config: Optional[Config] = None
-        self.nargs: Optional[Dict[str, Any]] = None
+        # The arguments of the launch in progress, and the values restore_value saved, are
+        # per thread: threads launching one kernel at once each see their own (stock Triton
+        # shares them and fails, its issue 11494).
+        self._local = threading.local()
+        # Held while benchmarking: threads that need the same key wait and reuse the winner,
+        # so each key is tuned once.
+        self._tuning = threading.RLock()
         self.cache_results = cache_results
         self.reset_to_zero = list(reset_to_zero or [])
         self.restore_value = list(restore_value or [])
-        self.restore_copies: Dict[str, Any] = {}
         for name in self.reset_to_zero + self.restore_value:
             if name not in self.arg_names:
                 raise ValueError(f"autotune: {name!r} is not a parameter of "
@@ -150,6 +156,22 @@ class Autotuner(KernelInterface):
             else:
                 do_bench = testing.do_bench
         self.do_bench = do_bench
+
+    @property
+    def nargs(self) -> Optional[Dict[str, Any]]:
+        return getattr(self._local, "nargs", None)
+
+    @nargs.setter
+    def nargs(self, value) -> None:
+        self._local.nargs = value
+
+    @property
+    def restore_copies(self) -> Dict[str, Any]:
+        return getattr(self._local, "restore_copies", {})
+
+    @restore_copies.setter
+    def restore_copies(self, value) -> None:
+        self._local.restore_copies = value
 
     # reset_to_zero / restore_value, Triton's default hooks
     def _default_pre_hook(self, kwargs, reset_only=False):
@@ -211,18 +233,11 @@ class Autotuner(KernelInterface):
         benchmarked = False
         if len(self.configs) > 1:
             key = self._tuning_key(args, kwargs)
-            if key not in self.cache and not self._load_results(key):
-                pruned = self.prune_configs(kwargs)
-                start = time.time()
-                timings = {c: self._bench(*args, config=c, **kwargs) for c in pruned}
-                self.bench_time = time.time() - start
-                self.configs_timings = timings
-                self.cache[key] = builtins.min(timings, key=lambda c: _median(timings[c]))
-                self.pre_hook({**self.nargs, **kwargs, **self.cache[key].all_kwargs()},
-                              reset_only=True)
-                benchmarked = True
-                self._store_results(key, timings)
-            config = self.cache[key]
+            config = self.cache.get(key)
+            if config is None:
+                with self._tuning:
+                    benchmarked = self._tune(key, args, kwargs)
+                config = self.cache[key]
         else:
             key = None
             config = self.configs[0]
@@ -241,6 +256,22 @@ class Autotuner(KernelInterface):
             return self.fn.run(*hooked_args, **hooked_kwargs)
         finally:
             self.nargs = None
+
+    def _tune(self, key, args, kwargs) -> bool:
+        """Benchmark the configs for `key` unless another thread already did (or a stored
+        result has it); whether this call benchmarked. Called holding self._tuning."""
+        if key in self.cache or self._load_results(key):
+            return False
+        pruned = self.prune_configs(kwargs)
+        start = time.time()
+        timings = {c: self._bench(*args, config=c, **kwargs) for c in pruned}
+        self.bench_time = time.time() - start
+        self.configs_timings = timings
+        best = builtins.min(timings, key=lambda c: _median(timings[c]))
+        self.pre_hook({**self.nargs, **kwargs, **best.all_kwargs()}, reset_only=True)
+        self.cache[key] = best
+        self._store_results(key, timings)
+        return True
 
     def _after_hook(self, args, kwargs, full_nargs):
         """The launch arguments after the pre-hooks: a hook that rebinds an argument in the

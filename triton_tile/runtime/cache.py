@@ -1,4 +1,4 @@
-"""The on-disk kernel cache (DESIGN.md §Cache).
+"""The on-disk kernel cache (docs/internals.md, "Cache keys that travel").
 
 `TRITON_TILE_CACHE_DIR/<key>/` holds one file per stage (`<name>.ttir`, later `.tileir`,
 `.tilebc`, `.cubin`) and `<name>.json` with the metadata, the key, the key's inputs and a
@@ -46,7 +46,7 @@ def compiler_fingerprint() -> str:
     It hashes the Python sources and the C++ core's `source_hash` (a hash of the C++ sources
     compiled into it), not the library's bytes: those differ between machines building the
     same sources (another compiler or Python), and a cache built ahead of time on one machine
-    must be valid on the GPU machine (DESIGN.md: Cache)."""
+    must be valid on the GPU machine."""
     with _FINGERPRINT_LOCK:
         if _FINGERPRINT:
             return _FINGERPRINT[0]
@@ -155,8 +155,10 @@ class DiskCache:
             with open(os.path.join(tmp, base + ".json"), "w") as f:
                 json.dump({"key": key, "name": name, "sha256": sums, "metadata": metadata,
                            "key_inputs": material}, f, indent=1, sort_keys=True, default=str)
-            if os.path.isdir(d):  # a stale or foreign entry under our key: replace it
+            if os.path.isdir(d) and not os.path.islink(d):  # a stale or foreign entry
                 shutil.rmtree(d, ignore_errors=True)
+            elif os.path.lexists(d):  # a file or link where the entry belongs: else never
+                os.remove(d)  # repaired, every later run would recompile
             try:
                 os.rename(tmp, d)
             except OSError:  # another process won the race; its entry is as good as ours

@@ -22,6 +22,13 @@ class OutOfResources(TritonError):
         return (type(self), (self.required, self.limit, self.name))
 
 
+class LaunchKeywordError(TypeError, KeyError):
+    """A launch keyword that is neither a parameter nor a launch option. A TypeError, as a
+    Python call with an unexpected keyword; also a KeyError, which stock Triton raises."""
+
+    __str__ = TypeError.__str__  # not KeyError's, which quotes the message
+
+
 class AutotunerError(TritonError):
     """The autotuner was misconfigured (no config left after pruning, conflicting keys)."""
 
@@ -35,6 +42,11 @@ class InterpreterError(TritonError):
     """Triton's interpreter (TRITON_INTERPRET=1, the CPU) raises it for errors in kernels.
     triton_tile has no interpreter, but its CompilationError derives from this, so code written
     for the interpreter catches the same kernel errors here."""
+
+
+class TileFallbackError(TritonError, RuntimeError):
+    """TRITON_TILE_FALLBACK=error and a kernel the Tile IR path cannot run: says why. Also a
+    RuntimeError, what this raised before it had its own class."""
 
 
 class TileFallbackWarning(UserWarning):

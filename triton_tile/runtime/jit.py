@@ -25,6 +25,7 @@ from ..compiler import compiler as cc
 from . import cache as disk
 from . import dependencies as deps
 from . import specialize as sp
+from .errors import LaunchKeywordError
 from .tensors import MockTensor
 
 # Compiles are serialized: the frontend and the IR core are not promised to be re-entrant.
@@ -283,7 +284,9 @@ class JITFunction(KernelInterface):
         """Options from the launch keywords, the decorator's flags and the knobs; one object per
         distinct set (keyword order aside): JITFunction.run keys caches by it."""
         debug = opt_kw.get("debug")
-        debug = bool(debug if debug is not None else self.debug) or knobs.debug
+        if debug is None:
+            debug = bool(self.debug)
+        debug = debug or knobs.debug  # a non-bool `debug` stays, for CPUOptions to reject
         tile = opt_kw.get("enable_tile")
         if tile is None:
             tile = self.enable_tile if self.enable_tile is not None else knobs.enable_tile
@@ -295,7 +298,11 @@ class JITFunction(KernelInterface):
             key = None
         opts = self._options_cache.get(key) if key is not None else None
         if opts is None:
-            opts = cpu.parse_options(opt_kw, debug=debug, enable_tile=tile, f32_default=f32)
+            try:
+                opts = cpu.parse_options(opt_kw, debug=debug, enable_tile=tile,
+                                         f32_default=f32)
+            except (TypeError, ValueError) as e:
+                raise type(e)(f"{self.__name__}: {e}") from None
             if key is not None:
                 self._options_cache[key] = opts
         return opts
@@ -390,10 +397,13 @@ class JITFunction(KernelInterface):
                 elif k in cpu.OPTION_NAMES:
                     opt_kw[k] = v
                 elif k in cpu.DEPRECATED_OPTIONS:
-                    raise KeyError(f"Keyword argument {k} is deprecated and not supported: the "
-                                   "device follows the arguments")
+                    raise LaunchKeywordError(f"{self.__name__}: keyword argument {k!r} is "
+                                             "deprecated and not supported: the device "
+                                             "follows the arguments")
                 elif k not in cpu.IGNORED_OPTIONS:
-                    raise KeyError(f"Keyword argument {k} was specified but unrecognised")
+                    raise LaunchKeywordError(f"{self.__name__}: keyword argument {k!r} was "
+                                             "specified but unrecognised: it is neither a "
+                                             "parameter nor a launch option")
             bound = self._binder(*args, **param_kw)
         else:
             bound = self._binder(*args)
@@ -409,8 +419,8 @@ class JITFunction(KernelInterface):
             # kernel that ran; a stock kernel not seen yet takes the path below, not launching.
             if callable(grid):
                 grid = grid(dict(zip(self.arg_names, bound)))
-            stock = ptx_gpu.launch_twin(twin, cc.normalize_grid(grid), self._stock_args(bound),
-                                        opt_kw)
+            stock = ptx_gpu.launch_twin(twin, cc.normalize_grid(grid, self.__name__),
+                                        self._stock_args(bound), opt_kw)
             hit = self._by_stock.get((id(stock), id(options)))
             if hit is not None and hit[0] is stock:
                 hit[1].ran(stock)
@@ -419,14 +429,16 @@ class JITFunction(KernelInterface):
         # The executor follows the data: CUDA arrays run on their GPU, host arrays on the CPU;
         # a warmup with TRITON_TILE_TARGET set compiles for that GPU with none present.
         spec_key, runtime, buf, shared = self._specialize(bound, warmup)
-        if options.enable_tile and shared:
-            aliased = sp.alias_classes(runtime)
-            if aliased:  # part of the specialization: the key and the Tile IR's tokens
-                options = dataclasses.replace(options, alias_classes=aliased)
         if buf is not None:
             device = ("cuda", buf.device)
         else:
             device = ("aot", knobs.target) if warmup and knobs.target else None
+            if device is not None and not options.enable_tile:
+                options = self._aot_options(options, opt_kw, device[1])
+        if options.enable_tile and shared:
+            aliased = sp.alias_classes(runtime)
+            if aliased:  # part of the specialization: the key and the Tile IR's tokens
+                options = dataclasses.replace(options, alias_classes=aliased)
         key = (self.cache_key, spec_key, options, env, device)
         entry = self.cache.get(key)
         if entry is None:
@@ -434,17 +446,38 @@ class JITFunction(KernelInterface):
         kernel, checks = entry
         self._check_globals(checks)
         if not warmup:
+            written = getattr(kernel, "written", ())  # GPU kernels: CUDA memory has no flag
+            if written:
+                sp.check_writable(self.__name__, self.arg_names, bound, written)
             if callable(grid):
                 grid = grid(dict(zip(self.arg_names, bound)))
             if buf is None:
-                kernel.launch(cc.normalize_grid(grid),
+                if options.debug:  # each array argument checked against its own extent
+                    runtime = sp.debug_extents(bound, runtime)
+                kernel.launch(cc.normalize_grid(grid, self.__name__),
                               cc.executor_args(sp.flatten_runtime(runtime)))
             else:
-                kernel.launch_device(cc.normalize_grid(grid), runtime, buf, bound, opt_kw)
+                kernel.launch_device(cc.normalize_grid(grid, self.__name__), runtime, buf,
+                                     bound, opt_kw)
+        elif buf is not None and hasattr(kernel, "warmup_device"):
+            kernel.warmup_device(grid, bound, opt_kw)
         if stock is not None and getattr(kernel, "path_of_stock", False):
             kernel.ran(stock)
             self._by_stock[(id(stock), id(options))] = (stock, kernel)
         return kernel
+
+    def _aot_options(self, options, opt_kw: dict, target: str):
+        """Options of an ahead-of-time warmup for `target`: only the Tile path compiles ahead
+        of time (stock Triton compiles the PTX path on the GPU machine itself), so the target
+        implies it, unless the launch or the decorator turned it off."""
+        off = opt_kw.get("enable_tile") is False or (opt_kw.get("enable_tile") is None
+                                                     and self.enable_tile is False)
+        if off:
+            raise ValueError(f"{self.__name__}: TRITON_TILE_TARGET={target} compiles ahead of "
+                             "time for the Tile path only, but enable_tile=False asks for the "
+                             "PTX path, which stock Triton compiles on the GPU machine; drop "
+                             "enable_tile=False or unset TRITON_TILE_TARGET")
+        return dataclasses.replace(options, enable_tile=True)
 
     def _stock_args(self, bound: tuple) -> list:
         """Arguments that passed _cuda_only, as stock Triton takes them: only constexprs (a

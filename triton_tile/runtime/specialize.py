@@ -1,10 +1,10 @@
 """Argument specialization (Triton's table) and conversion of arguments for the executor.
 
 `specialize_arg` maps one bound argument to `(type_string, key, runtime_value)`:
-type and key follow reference/triton_frontend.md §1.3 exactly; the runtime value is what the
-executor receives (a `HostBuffer` for pointers, a Python int or float for scalars, `CONSTEXPR`
-for arguments folded into the kernel). Doing both in one pass means one type dispatch per
-argument per launch.
+type and key follow Triton's specialization (python/src/specialize.cc) exactly; the runtime
+value is what the executor receives (a `HostBuffer` for pointers, a Python int or float for
+scalars, `CONSTEXPR` for arguments folded into the kernel). Doing both in one pass means one
+type dispatch per argument per launch.
 """
 
 from __future__ import annotations
@@ -434,6 +434,157 @@ def tuple_constants(value, types):
         else:
             out.append(None)
     return type(value)(*out) if hasattr(value, "_fields") else tuple(out)
+
+
+def _read_only(x) -> Optional[str]:
+    """Why an array argument must not be written (a phrase), or None when it may be."""
+    if isinstance(x, TensorWrapper):
+        return _read_only(x.base)
+    if isinstance(x, np.ndarray):
+        if not x.flags.writeable:
+            return "a read-only numpy array (flags.writeable is False)"
+        return None
+    if _is_torch_tensor(x):
+        # torch has no read-only flag: a tensor over memory the process maps read-only (made
+        # from a read-only np.memmap) would crash the process when written. Memory torch
+        # allocated itself (a resizable storage) is writable: only foreign memory is looked
+        # up in the process's mappings (a few hundred us).
+        if x.device.type != "cpu" or not x.numel() or _torch_owns_memory(x):
+            return None
+        if not _os_writable(*_extent(x)):
+            return "a torch tensor over memory mapped read-only"
+        return None
+    if hasattr(x, "__cuda_array_interface__"):
+        data = x.__cuda_array_interface__.get("data") or (0, False)
+        return "a read-only CUDA array (its interface's data says read-only)" if data[1] \
+            else None
+    if hasattr(x, "__array_interface__") or hasattr(x, "__dlpack__"):
+        try:
+            arr = np.asarray(x) if hasattr(x, "__array_interface__") else np.from_dlpack(x)
+        except (TypeError, ValueError, BufferError, RuntimeError):
+            return None  # not a host array: its launch says so
+        if not arr.flags.writeable:
+            how = "__array_interface__" if hasattr(x, "__array_interface__") else "DLPack"
+            return f"read-only (its {how} export says so)"
+    if type(x).__name__ == "TensorDescriptor" and hasattr(x, "base"):
+        return _read_only(x.base)
+    return None
+
+
+def _torch_owns_memory(t) -> bool:
+    """Whether a CPU tensor's memory came from torch's allocator (its storage can resize),
+    not from numpy, a buffer or a file (torch.from_numpy, torch.frombuffer)."""
+    try:
+        return bool(t.untyped_storage().resizable())
+    except (AttributeError, RuntimeError):
+        return False
+
+
+def _os_writable(lo: int, hi: int) -> bool:
+    """Whether the process may write [lo, hi): every byte in a mapping with 'w' permission
+    (Linux's /proc/self/maps; elsewhere assumed writable)."""
+    if hi <= lo:
+        return True
+    try:
+        with open("/proc/self/maps") as f:
+            maps = f.read().splitlines()
+    except OSError:
+        return True
+    pos = lo
+    for line in maps:
+        span, perms = line.split()[:2]
+        start, end = (int(a, 16) for a in span.split("-"))
+        if start <= pos < end:
+            if perms[1] != "w":
+                return False
+            pos = end
+            if pos >= hi:
+                return True
+    return False
+
+
+def locate_arguments(param_types, flat_indices) -> tuple:
+    """Executor argument positions (tuples flattened, constexprs dropped) as (parameter
+    index, path) pairs: a path steps into tuple elements by index and into a tensor
+    descriptor's "base" array; positions that are a descriptor's sizes are left out."""
+    wanted, out, pos = set(flat_indices), [], 0
+
+    def walk(pnum, t, path):
+        nonlocal pos
+        if isinstance(t, (tuple, list)):
+            for j, sub in enumerate(t):
+                walk(pnum, sub, path + (j,))
+        elif t == "constexpr":
+            return
+        elif isinstance(t, str) and t.startswith("tensordesc"):
+            if pos in wanted:
+                out.append((pnum, path + ("base",)))
+            pos += 1 + 2 * (t[t.index("["):t.index("]")].count(",") + 1)
+        else:
+            if pos in wanted:
+                out.append((pnum, path))
+            pos += 1
+
+    for pnum, t in enumerate(param_types):
+        walk(pnum, t, ())
+    return tuple(out)
+
+
+def check_writable(kernel: str, names, values, written) -> None:
+    """A ValueError naming the kernel and the argument when an argument the kernel writes
+    through (`written`: locate_arguments pairs) is read-only, before anything runs."""
+    for pnum, path in written:
+        v, name = values[pnum], names[pnum]
+        for step in path:
+            v = getattr(v, "base", None) if step == "base" else v[step]
+            if step != "base":
+                name += f"[{step}]"
+        if v is None or isinstance(v, (int, float)):
+            continue
+        why = _read_only(v)
+        if why is not None:
+            raise ValueError(f"{kernel}: argument {name!r} is {why}, but the kernel "
+                             "stores to it (tl.store or an atomic); pass a writable array")
+
+
+def _extent(x) -> Optional[Tuple[int, int]]:
+    """[lo, hi) of the bytes an array argument's own elements span (not its allocation's), or
+    None where it cannot be known."""
+    if isinstance(x, TensorWrapper):
+        return _extent(x.base)
+    if isinstance(x, np.ndarray):
+        if x.size == 0:
+            ptr = x.__array_interface__["data"][0]
+            return ptr, ptr
+        lo, hi = _byte_bounds(x)
+        return int(lo), int(hi)
+    if _is_torch_tensor(x) and x.device.type == "cpu":
+        ptr, es = x.data_ptr(), x.element_size()
+        if x.numel() == 0:
+            return ptr, ptr
+        lo = sum(min(0, (n - 1) * st) for n, st in zip(x.shape, x.stride()))
+        hi = sum(max(0, (n - 1) * st) for n, st in zip(x.shape, x.stride())) + 1
+        return ptr + lo * es, ptr + hi * es
+    if hasattr(x, "__array_interface__") or hasattr(x, "__dlpack__"):
+        try:
+            return _extent(np.asarray(x) if hasattr(x, "__array_interface__")
+                           else np.from_dlpack(x))
+        except (TypeError, ValueError, BufferError):
+            return None
+    return None
+
+
+def debug_extents(bound, runtime) -> list:
+    """The runtime values of a debug launch: each host array argument bounded by its own
+    elements' extent instead of its allocation's, so `x = buf[:1000]` read past element 999
+    raises IndexError (by default, as in Triton, any address in the allocation is legal)."""
+    out = list(runtime)
+    for i, (v, rt) in enumerate(zip(bound, runtime)):
+        if type(rt) is HostBuffer:
+            ext = _extent(v)
+            if ext is not None:
+                out[i] = HostBuffer(rt.ptr, max(rt.lo, ext[0]), min(rt.hi, ext[1]))
+    return out
 
 
 def alias_classes(values) -> tuple:

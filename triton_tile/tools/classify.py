@@ -141,6 +141,11 @@ _DESCRIPTOR_METHODS = {"load", "store", "gather", "scatter", "atomic_add", "atom
 class ParamKind(NamedTuple):
     kind: str  # constexpr, pointer, descriptor, scalar
     rank: int = 0  # descriptors: dimensions
+    int_data: bool = False  # pointers: the values loaded through it are used as integers
+
+
+# Operators only integers take: a loaded value under one says its pointer holds integers.
+_INT_OPS = (ast.BitAnd, ast.BitOr, ast.BitXor, ast.LShift, ast.RShift, ast.Mod, ast.FloorDiv)
 
 
 def _call_name(node: ast.Call) -> str:
@@ -231,6 +236,7 @@ def param_kinds(jit_fn, _seen: Optional[set] = None) -> Dict[str, ParamKind]:
             for cname, arg in pairs:
                 if callee.get(cname, ParamKind("scalar")).kind == "pointer":
                     pointers |= flow.bases(arg)
+    ints = _integer_pointers(nodes, flow)
     out = {}
     for p in jit_fn.params:
         if p.is_constexpr:
@@ -238,10 +244,60 @@ def param_kinds(jit_fn, _seen: Optional[set] = None) -> Dict[str, ParamKind]:
         elif p.name in descriptors:
             out[p.name] = ParamKind("descriptor", descriptors[p.name])
         elif p.name in pointers or p.annotation_type.startswith("*"):
-            out[p.name] = ParamKind("pointer")
+            out[p.name] = ParamKind("pointer", int_data=p.name in ints)
         else:
             out[p.name] = ParamKind("scalar")
     return out
+
+
+def _integer_pointers(nodes, flow: _Flow) -> Set[str]:
+    """Pointer parameters whose loaded values the body uses as integers: as an offset in an
+    address (a gather's indices), under a bitwise, shift, `%` or `//` operator, or counted by
+    tl.histogram. Such a pointer is compiled as `*i32`, not the float default."""
+    loaded: Dict[str, Set[str]] = {}  # name -> the pointers its value was loaded through
+
+    def load_bases(e) -> Set[str]:
+        if isinstance(e, ast.Call) and _call_name(e) == "load":
+            addr = e.args[0] if e.args else next(
+                (k.value for k in e.keywords if k.arg in _ADDRESS_KWARGS), None)
+            return flow.bases(addr) if addr is not None else set()
+        if isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and \
+                e.func.attr in _PASS_THROUGH | {"to"}:
+            return load_bases(e.func.value) if e.func.attr == "to" else load_bases(e.args[0]) \
+                if e.args else set()
+        return set()
+
+    for n in nodes:
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and \
+                isinstance(n.targets[0], ast.Name):
+            got = load_bases(n.value)
+            if got:
+                loaded.setdefault(n.targets[0].id, set()).update(got)
+
+    def integer_use(e) -> Set[str]:
+        """The pointers whose loaded values expression `e` reads."""
+        out: Set[str] = set()
+        for sub in ast.walk(e):
+            if isinstance(sub, ast.Name) and sub.id in loaded:
+                out |= loaded[sub.id]
+            elif isinstance(sub, ast.Call):
+                out |= load_bases(sub)
+        return out
+
+    ints: Set[str] = set()
+    for n in nodes:
+        if isinstance(n, ast.BinOp) and isinstance(n.op, _INT_OPS):
+            ints |= integer_use(n.left) | integer_use(n.right)
+        elif isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.Invert):
+            ints |= integer_use(n.operand)
+        elif isinstance(n, ast.Call) and _call_name(n) == "histogram" and n.args:
+            ints |= integer_use(n.args[0])
+        elif isinstance(n, ast.Call) and _call_name(n) in _MEMORY_FNS:
+            addr = n.args[0] if n.args else next(
+                (k.value for k in n.keywords if k.arg in _ADDRESS_KWARGS), None)
+            if isinstance(addr, ast.BinOp):  # base + offsets: offsets loaded are indices
+                ints |= integer_use(addr.right) | (integer_use(addr.left) - flow.bases(addr))
+    return ints
 
 
 def default_constexprs(kernel: Kernel, given: Optional[dict] = None, config=None,
@@ -325,7 +381,7 @@ def infer_signature(kernel: Kernel, kinds: Dict[str, ParamKind], constexprs: Dic
         elif params[name].annotation_type:
             sig[name] = params[name].annotation_type
         elif k.kind == "pointer":
-            sig[name] = "*" + dtype
+            sig[name] = "*i32" if k.int_data else "*" + dtype
         elif k.kind == "descriptor":
             base = np.zeros((DEFAULT_BLOCK * 4,) * k.rank, dtype=np_dtype)
             descs[name] = td.TensorDescriptor.from_tensor(base, [DEFAULT_BLOCK] * k.rank)
@@ -479,8 +535,12 @@ def classify_module(module, name: str) -> Dict[str, Any]:
                                        f"{red.operands[0].type} (axis {red.attr('axis')}), "
                                        f"broadcast back by {user.name} at {_where(user)} "
                                        "onto the loaded data"})
+        across = _across_lanes(g, count)
         if rescales:
             kind = "norm-like"
+        elif across:  # counts or orders a whole block: a reduction's kind of tuning
+            kind = "reduction"
+            evidence += across
         elif reduces:
             kind = "reduction"
             for red in reduces:
@@ -503,6 +563,21 @@ def classify_module(module, name: str) -> Dict[str, Any]:
                                  "detail": str(op.results[0].type if op.results
                                                else op.operands[1].type)})
     return {"class": kind, "evidence": _merge(evidence), "facts": facts}
+
+
+def _across_lanes(g: "_Graph", count: Dict[str, int]) -> List[Dict[str, str]]:
+    """Evidence of work across a block's lanes without tt.reduce: tl.histogram, and tl.sort
+    (a compare-exchange network: tt.split into halves, compare, select, tt.join)."""
+    out = [{"op": op.name, "at": _where(op),
+            "detail": f"histogram of {op.operands[0].type} into {op.results[0].type}"}
+           for op in g.ops if op.name == "tt.histogram"]
+    if all(count.get(n) for n in ("tt.split", "tt.join", "arith.select")) and \
+            (count.get("arith.cmpf") or count.get("arith.cmpi")):
+        first = next(op for op in g.ops if op.name == "tt.split")
+        out.append({"op": "tt.split/tt.join", "at": _where(first),
+                    "detail": f"a sort's compare-exchange network ({count['tt.split']} splits, "
+                              f"{count['arith.select']} selects)"})
+    return out
 
 
 def _merge(evidence: List[Dict[str, str]]) -> List[Dict[str, str]]:
@@ -539,16 +614,29 @@ def written_params(module, name: str, arg_names: List[str], param_types) -> List
     parameter order: each write's address is followed back through pointer arithmetic,
     splats, loops and ifs to the function arguments it starts from. `param_types` has one
     type string per parameter ("constexpr" for those folded away), as the signature."""
+    found = written_param_indices(module, name, param_types)
+    return [n for i, n in enumerate(arg_names) if i in found]
+
+
+def written_param_indices(module, name: str, param_types) -> Set[int]:
+    """written_params by parameter position."""
+    flat = written_arg_indices(module, name)
+    found, i = set(), 0
+    for pnum, t in enumerate(param_types):
+        k = _flat_count(t)
+        if flat & set(range(i, i + k)):
+            found.add(pnum)
+        i += k
+    return found
+
+
+def written_arg_indices(module, name: str) -> Set[int]:
+    """The function arguments (by position: the executor's arguments, tuples flattened) that
+    function `name` writes through: what a launch checks is writable."""
     func = module.func(name)
-    owner: Dict[int, str] = {}
-    args = func.region(0).blocks[0].args
-    i = 0
-    for pname, t in zip(arg_names, param_types):
-        for _ in range(_flat_count(t)):
-            owner[args[i].id] = pname
-            i += 1
+    owner: Dict[int, int] = {a.id: i for i, a in enumerate(func.region(0).blocks[0].args)}
     g = _Graph(func)
-    found: Set[str] = set()
+    found: Set[int] = set()
     seen: Set[int] = set()
     todo = [op.operands[0] for op in g.ops if op.name in _WRITES]
     while todo:
@@ -574,7 +662,7 @@ def written_params(module, name: str, arg_names: List[str], param_types) -> List
                          for b in op.region(i).blocks if b.ops and len(b.ops[-1].operands) > k]
             else:
                 todo += [x for x in op.operands if _pointer_like(x.type)]
-    return [n for n in arg_names if n in found]
+    return found
 
 
 # --- the workflow's advice and configs ------------------------------------------------------
@@ -809,13 +897,24 @@ def main(argv=None) -> int:
         reports = [classify_kernel(k, signature, constexprs, args.dtype) for k in kernels]
     except ValueError as e:
         ap.error(str(e))
-    if args.json:
-        json.dump({"file": os.path.abspath(args.file), "kernels": reports}, sys.stdout,
-                  indent=2, default=str)
-        sys.stdout.write("\n")
-    else:
-        print("\n\n".join(format_text(r) for r in reports))
+    try:
+        if args.json:
+            json.dump({"file": os.path.abspath(args.file), "kernels": reports}, sys.stdout,
+                      indent=2, default=str)
+            sys.stdout.write("\n")
+        else:
+            print("\n\n".join(format_text(r) for r in reports))
+        sys.stdout.flush()
+    except BrokenPipeError:
+        quiet_broken_pipe()
     return 1 if any(r["class"] is None for r in reports) else 0
+
+
+def quiet_broken_pipe() -> None:
+    """The reader went away (`| head`): stop writing, without a traceback at exit."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
 
 
 if __name__ == "__main__":

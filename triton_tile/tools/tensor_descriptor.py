@@ -1,4 +1,4 @@
-"""Host tensor descriptors: `TensorDescriptor`, Triton's API (reference/triton_frontend.md §3.4).
+"""Host tensor descriptors: `TensorDescriptor`, Triton's API (triton/tools/tensor_descriptor.py).
 
     desc = TensorDescriptor.from_tensor(x, block_shape=[64, 64])        # or padding="nan"
     kernel[grid](desc, ...)          # in the kernel: desc.load([i, j]), desc.store([i, j], v)

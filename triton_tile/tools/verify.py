@@ -421,7 +421,11 @@ def compare(out, ref: np.ndarray, dtype: np.dtype, atol, rtol) -> Dict[str, Any]
     diff = np.where(both_nan, 0.0, np.abs(got - ref))
     unwritten = int(np.count_nonzero(np.isnan(got) & ~np.isnan(ref)))
     finite = diff[np.isfinite(diff)]
-    rel = diff / np.maximum(np.abs(ref), np.finfo(np.float64).tiny)
+    # Relative errors only where the reference is not 0: there any difference is an infinite
+    # relative error (the absolute error and atol say how far off it is).
+    nonzero = np.abs(ref) > 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rel = diff[nonzero] / np.abs(ref[nonzero])
     rel_finite = rel[np.isfinite(rel)]
     try:
         assert_close(got, ref, atol=atol, rtol=rtol)
@@ -491,6 +495,8 @@ def format_text(report: Dict[str, Any]) -> str:
             verdict = "PASS" if c["passed"] else "FAIL"
             if not c["passed"]:
                 verdict += f" (atol {c['atol']:g}, rtol {c['rtol']:g})"
+            elif not r["passed"]:  # the values match, but the row fails: --no-fallback
+                verdict = "FAIL (values match, but it fell back and --no-fallback is set)"
             if c["nan"]:
                 verdict += f", {c['nan']} element(s) NaN (never written?)"
             lines.append(f"  {path:<5} {o:<12} {c['max_abs']:>12.3e} {c['max_rel']:>12.3e}  "
@@ -539,11 +545,15 @@ def main(argv=None) -> int:
         ap.error(str(e))
     except LookupError as e:  # a constexpr without a value
         ap.error(str(e).strip("'\""))
-    if args.json:
-        json.dump(report, sys.stdout, indent=2, default=str)
-        sys.stdout.write("\n")
-    else:
-        print(format_text(report))
+    try:
+        if args.json:
+            json.dump(report, sys.stdout, indent=2, default=str)
+            sys.stdout.write("\n")
+        else:
+            print(format_text(report))
+        sys.stdout.flush()
+    except BrokenPipeError:
+        classify.quiet_broken_pipe()
     return 0 if report["passed"] else 1
 
 

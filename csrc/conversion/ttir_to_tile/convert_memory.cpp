@@ -3,7 +3,8 @@
 // has no width for (8/16-bit integer read-modify-writes, 16-bit float xchg, 16-bit
 // compare-and-swap) become compare-and-swap loops on the aligned 32-bit word that holds the
 // element. Known limit: the same loop over a tile hung on an H200 (tileiras 13.4; one program,
-// no shared words, run 24), so tile-shaped ones are unsupported (the kernel falls back).
+// no shared words; benchmarks/RESULTS.md, 2026-11-22), so tile-shaped ones are unsupported
+// (the kernel falls back).
 
 #include <cmath>
 #include <cstdlib>
@@ -358,7 +359,7 @@ void Converter::floatMinMax(const Operation &o, int mode) {
 Value *Converter::narrowAtomic(const Operation &o, Value *ptr, Value *mask,
                                const std::function<Value *(Value *)> &update) {
   Type pt = ptr->type;
-  if (pt.isTensor()) // measured: every tile form hung on an H200 (docs/gpu_perf_notes.md)
+  if (pt.isTensor()) // measured: every tile form hung on an H200 (benchmarks/RESULTS.md)
     throw Unsupported{"8/16-bit atomics on a tile (Tile IR atomics take 32/64-bit values; "
                       "their compare-and-swap emulation runs for scalars only: over a tile it "
                       "hung on an H200)"};

@@ -339,7 +339,7 @@ private:
   // computes `update(old element)` into the word guessed, and cas_tko swaps it in where the
   // word still holds the guess; a lost compare takes the word's value as its next guess (other
   // programs only cost rounds). Returns the old element. Tiles are Unsupported: the loop over a
-  // tile hung on an H200 in every shape tried (run 24). The word may reach up to 3 bytes past
+  // tile hung on an H200 in every shape tried (2026-11-22). The word may reach up to 3 bytes past
   // the buffer: GPU allocations are 256-byte aligned, and the CAS writes back what it read.
   Value *narrowAtomic(const Operation &o, Value *ptr, Value *mask,
                       const std::function<Value *(Value *)> &update);

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <climits>
 #include <functional>
-#include <sstream>
 #include <unordered_map>
 
 namespace tt {
@@ -186,15 +185,18 @@ private:
   }
 };
 
+// A text that equal polynomials share. Built with std::to_string, not a stream: the core uses
+// no iostreams on the compile path, so nothing another library in the process does to the
+// stream machinery (locales, interposed libstdc++ symbols) can reach a conversion.
 std::string polyKey(const Poly &p) {
-  std::ostringstream s;
+  std::string s;
   for (const auto &t : p.terms) {
-    s << t.second;
+    s += std::to_string(t.second);
     for (const Value *v : t.first)
-      s << "*v" << v->id;
-    s << "+";
+      s += "*v" + std::to_string(v->id);
+    s += "+";
   }
-  return s.str();
+  return s;
 }
 
 bool allLeaves(const Poly &p, const std::function<bool(const Value *)> &ok) {
@@ -258,12 +260,11 @@ public:
       if (verdict == 0)
         plan.conds.push_back(c);
     }
-    std::ostringstream key;
-    key << "v" << plan.base->id;
+    std::string key = "v" + std::to_string(plan.base->id);
     for (size_t d = 0; d < plan.tile.size(); ++d)
-      key << "|" << plan.tile[d] << ":" << polyKey(plan.strides[d]) << ":"
-          << polyKey(plan.extents[d]);
-    plan.key = key.str();
+      key += "|" + std::to_string(plan.tile[d]) + ":" + polyKey(plan.strides[d]) + ":" +
+             polyKey(plan.extents[d]);
+    plan.key = std::move(key);
     return true;
   }
 

@@ -3,13 +3,13 @@
 // A loop whose tile-index accesses need run-time conditions is versioned (convert_control.cpp):
 // `if (conds) { loop, tile-index form } else { loop, general form }`. On an H200 the presence
 // of the second loop alone (a second dot pipeline in one kernel) cost the first one 25%
-// whatever the second held: gathers, views made per access, clamped views (docs/
-// gpu_perf_notes.md, run 12). When every condition is a function of the kernel's integer
-// arguments, the program ids and the induction variables of loops around the loop, the host
-// can decide them for the whole grid instead. This pass collects such loops and builds the
-// guard: a TTIR kernel with the same grid that the CPU executor runs before a GPU launch,
-// which clears an i32 flag wherever a condition fails. The GPU path then launches the kernel
-// compiled with each such loop's other version empty (`if (conds) { loop } else { initial
+// whatever the second held: gathers, views made per access, clamped views
+// (benchmarks/RESULTS.md, 2026-11-22 04:00). When every condition is a function of the
+// kernel's integer arguments, the program ids and the induction variables of loops around the
+// loop, the host can decide them for the whole grid instead. This pass collects such loops and
+// builds the guard: a TTIR kernel with the same grid that the CPU executor runs before a GPU
+// launch, which clears an i32 flag wherever a condition fails. The GPU path then launches the
+// kernel compiled with each such loop's other version empty (`if (conds) { loop } else { initial
 // values }`, still memory-safe if the host were wrong), or, when the flag is clear, the kernel
 // with both versions.
 //
