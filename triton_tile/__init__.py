@@ -65,9 +65,14 @@ def set_allocator(allocator) -> None:
     import importlib.util
 
     if importlib.util.find_spec("triton") is not None:
+        import sys
+
         import triton
 
-        triton.set_allocator(allocator)
+        # `triton` may be this package under another name (upstream's tests run against
+        # triton_tile that way): forwarding to it would recurse
+        if triton is not sys.modules[__name__]:
+            triton.set_allocator(allocator)
 
 
 __all__ = [

@@ -233,3 +233,123 @@ _CODE_ENV_KEYS = tuple(e.env_b for e in _CODE_ENVS)
 sys.modules[__name__].__class__ = Knobs
 _overrides: Dict[str, Any] = {}
 knobs = sys.modules[__name__]
+
+
+# ---------------------------------------------------------------------------------------------
+# Upstream Triton's knob-set API: `knobs.cache`, `knobs.runtime`, `knobs.language`,
+# `knobs.compilation`, each an instance of a `base_knobs` subclass whose class attributes are
+# environment knobs (`knob_descriptors`, each with its `.key`); sets can be copied, reset and
+# scoped, which is what code and tests written for Triton do with them (upstream's
+# `fresh_knobs` fixture swaps every set for a reset copy). The variables are Triton's own names.
+# triton_tile reads its own module-level knobs above, not these sets (the CPU executors have no
+# use for an architecture override or fp fusion); the sets keep Triton's code working.
+
+class _SetEnv:
+    """One knob of a knob set: an environment variable, parsed, with a default; assigning an
+    attribute overrides it on that set only."""
+
+    def __init__(self, key: str, parse, default):
+        self.key = key
+        self.parse = parse
+        self.default = default
+        self.name = ""
+
+    def __set_name__(self, owner, name):
+        self.name = name
+
+    def get(self, owner) -> Any:
+        if self.name in owner._overrides:
+            return owner._overrides[self.name]
+        text = os.environ.get(self.key)
+        if text is None or (text == "" and self.parse is not _parse_str):
+            return self.default
+        return self.parse(self.key, text)
+
+    def __get__(self, obj, objtype=None):
+        return self if obj is None else self.get(obj)
+
+    def __set__(self, obj, value):
+        obj._overrides[self.name] = value
+        if obj._propagate() and value is not None:
+            os.environ[self.key] = str(int(value) if isinstance(value, bool) else value)
+
+    def __delete__(self, obj):
+        obj._overrides.pop(self.name, None)
+
+
+class base_knobs:  # noqa: N801 (upstream's name)
+    """A set of knobs (upstream's `triton.knobs.base_knobs`)."""
+
+    def __init__(self):
+        self._overrides: Dict[str, Any] = {}
+
+    @property
+    def knob_descriptors(self) -> Dict[str, _SetEnv]:
+        out = {}
+        for klass in reversed(type(self).__mro__):
+            out.update({k: v for k, v in vars(klass).items() if isinstance(v, _SetEnv)})
+        return out
+
+    @property
+    def knobs(self) -> Dict[str, Any]:
+        return {k: getattr(self, k) for k in self.knob_descriptors}
+
+    def _propagate(self) -> bool:
+        return bool(getattr(sys.modules[__name__], "propagate_env", False))
+
+    def copy(self):
+        res = type(self).__new__(type(self))
+        res._overrides = dict(self._overrides)
+        return res
+
+    def reset(self):
+        self._overrides.clear()
+        return self
+
+    def scope(self):
+        """`with knobs.cache.scope(): ...` restores the set's overrides (and the environment
+        variables assignments propagated) afterwards."""
+        import contextlib
+
+        @contextlib.contextmanager
+        def _scope():
+            saved = dict(self._overrides)
+            env = {d.key: os.environ.get(d.key) for d in self.knob_descriptors.values()}
+            try:
+                yield self
+            finally:
+                self._overrides = saved
+                for key, text in env.items():  # undo what assignments propagated
+                    if text is None:
+                        os.environ.pop(key, None)
+                    else:
+                        os.environ[key] = text
+
+        return _scope()
+
+
+class cache_knobs(base_knobs):  # noqa: N801
+    dir = _SetEnv("TRITON_CACHE_DIR", _parse_str, None)
+    home_dir = _SetEnv("TRITON_HOME", _parse_str, None)
+
+
+class runtime_knobs(base_knobs):  # noqa: N801
+    interpret = _SetEnv("TRITON_INTERPRET", _parse_bool, False)
+    debug = _SetEnv("TRITON_DEBUG", _parse_bool, False)
+    override_arch = _SetEnv("TRITON_OVERRIDE_ARCH", _parse_str, None)
+
+
+class language_knobs(base_knobs):  # noqa: N801
+    default_fp_fusion = _SetEnv("TRITON_DEFAULT_FP_FUSION", _parse_bool, True)
+    fp32_default = _SetEnv("TRITON_F32_DEFAULT", _parse_str, None)
+
+
+class compilation_knobs(base_knobs):  # noqa: N801
+    always_compile = _SetEnv("TRITON_ALWAYS_COMPILE", _parse_bool, False)
+
+
+propagate_env = True
+cache = cache_knobs()
+runtime = runtime_knobs()
+language = language_knobs()
+compilation = compilation_knobs()

@@ -22,7 +22,7 @@ int64_t lastDim(Type t) { return t.isTensor() && t.rank() > 0 ? t.shape().back()
 
 bool isCombine(const Operation &op) {
   return op.is("tt.reduce") || op.is("tt.scan") || op.is("cuda_tile.reduce") ||
-         op.is("cuda_tile.scan");
+         op.is("cuda_tile.scan") || op.is("tt.map_elementwise");
 }
 
 // The TTIR op whose stride rule a Tile IR op follows (Tile IR splats are reshape + broadcast of

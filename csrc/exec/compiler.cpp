@@ -68,7 +68,7 @@ size_t alignUp(size_t n) { return (n + kAlign - 1) & ~(kAlign - 1); }
 
 bool isCombineOp(const Operation &op) {
   return op.is("tt.reduce") || op.is("tt.scan") || op.is("cuda_tile.reduce") ||
-         op.is("cuda_tile.scan");
+         op.is("cuda_tile.scan") || op.is("tt.map_elementwise");
 }
 bool isLoopOp(const Operation &op) {
   return op.is("scf.for") || op.is("scf.while") || op.is("cuda_tile.for") ||

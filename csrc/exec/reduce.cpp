@@ -380,7 +380,70 @@ std::vector<Ref> regionResults(Compiler &c, const Block &b, int64_t n) {
 
 } // namespace
 
+namespace {
+
+// tt.map_elementwise: the region runs once per `pack` elements, on scalars, so any control
+// flow inside is fine (the scalar mode of a combine region).
+struct MapAux : Aux {
+  std::vector<Ref> inputs;
+  std::vector<uint32_t> outs, args;
+  std::vector<Ref> rets;
+  std::vector<int> esIn, esOut;
+  int64_t pack = 1, n = 0;
+  InstList program;
+};
+
+void mapK(const Inst &I, Frame &F) {
+  const MapAux &a = *static_cast<const MapAux *>(I.aux);
+  const size_t nin = a.inputs.size();
+  for (int64_t e = 0; e < a.n; e += a.pack) {
+    for (size_t j = 0; j < nin; ++j)
+      for (int64_t p = 0; p < a.pack; ++p)
+        std::memcpy(F.R + a.args[j * a.pack + p], F.R + a.inputs[j].off + (e + p) * a.esIn[j],
+                    static_cast<size_t>(a.esIn[j]));
+    runList(a.program, F);
+    for (size_t r = 0; r < a.rets.size(); ++r) {
+      const size_t out = r / a.pack;
+      const int64_t p = static_cast<int64_t>(r % a.pack);
+      std::memcpy(F.R + a.outs[out] + (e + p) * a.esOut[out], F.R + a.rets[r].off,
+                  static_cast<size_t>(a.esOut[out]));
+    }
+  }
+}
+
+bool emitMapElementwise(Compiler &c, const Operation &op) {
+  auto *a = c.makeAux<MapAux>();
+  a->pack = op.intAttr("pack", 1);
+  a->n = c.numel(op.operand(0));
+  const Block &body = *op.region(0)->front();
+  const Operation *term = body.terminator();
+  if (a->pack < 1 || a->n % a->pack != 0)
+    c.fail(op, "pack must divide the number of elements");
+  if (!term || term->numOperands() != op.numResults() * static_cast<size_t>(a->pack))
+    c.fail(op, "the region must return pack values per result");
+  for (size_t j = 0; j < op.numOperands(); ++j) {
+    a->inputs.push_back(c.ref(op.operand(j)));
+    a->esIn.push_back(dtypeSize(c.dtype(op.operand(j))));
+  }
+  for (size_t j = 0; j < op.numResults(); ++j) {
+    a->outs.push_back(c.out(op.result(j)));
+    a->esOut.push_back(dtypeSize(c.dtype(op.result(j))));
+  }
+  c.assignRegion(body, 1);
+  for (size_t i = 0; i < body.numArgs(); ++i)
+    a->args.push_back(c.out(body.arg(i)));
+  c.compileBlock(body, a->program);
+  a->rets = regionResults(c, body, 1);
+  Inst &I = c.emit(mapK, op);
+  I.aux = a;
+  return true;
+}
+
+} // namespace
+
 bool emitReduce(Compiler &c, const Operation &op) {
+  if (op.is("tt.map_elementwise"))
+    return emitMapElementwise(c, op);
   bool scan = op.is("tt.scan");
   if (!scan && !op.is("tt.reduce"))
     return false;

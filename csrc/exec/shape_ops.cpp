@@ -19,7 +19,9 @@
 namespace tt::exec {
 namespace {
 
-constexpr int kMaxRank = 8;
+// Triton's bitonic sort and flip reshape a tile of N elements to log2(N) dimensions of 2, so
+// ranks well above 8 are ordinary; 64 covers every tile whose dimensions exceed 1.
+constexpr int kMaxRank = 64;
 
 struct StridedAux : Aux {
   std::vector<int64_t> shape;   // output shape
@@ -209,7 +211,7 @@ void emitStridedCopyAs(Compiler &c, const Operation &op, const Value *in, const 
   a->strides = strides;
   a->es = dtypeSize(c.dtype(res));
   if (a->shape.size() > kMaxRank)
-    c.fail(op, "rank above 8");
+    c.fail(op, "rank above 64");
   Ref src = c.ref(in);
   Inst &I = c.emit(stridedCopyKernel(a->es), op);
   I.aux = a;
@@ -314,7 +316,7 @@ bool emitShape(Compiler &c, const Operation &op) {
     a->srcStrides = rowMajorStrides(a->srcShape);
     a->idxType = c.dtype(idx);
     if (a->idxShape.size() > kMaxRank)
-      c.fail(op, "rank above 8");
+      c.fail(op, "rank above 64");
     if (a->axis < 0 || a->axis >= static_cast<int>(a->srcShape.size()))
       c.fail(op, "axis out of range");
     Ref s = c.ref(src), ix = c.ref(idx);

@@ -18,7 +18,9 @@
 namespace tt::exec {
 namespace {
 
-constexpr int kMaxRank = 8;
+// Triton's bitonic sort and flip reshape a tile of N elements to log2(N) dimensions of 2, so
+// ranks well above 8 are ordinary; 64 covers every tile whose dimensions exceed 1.
+constexpr int kMaxRank = 64;
 
 struct ExtractAux : Aux {
   std::vector<int64_t> srcShape, resShape, srcStrides;
@@ -66,7 +68,7 @@ void emitExtract(Compiler &c, const Operation &op) {
   if (a->srcShape.size() != a->resShape.size() || op.numOperands() != 1 + a->srcShape.size())
     c.fail(op, "needs one index per dimension and a result of the source's rank");
   if (a->resShape.size() > kMaxRank)
-    c.fail(op, "rank above 8");
+    c.fail(op, "rank above 64");
   a->srcStrides = rowMajorStrides(a->srcShape);
   a->es = dtypeSize(c.dtype(res));
   for (size_t d = 1; d < op.numOperands(); ++d) {

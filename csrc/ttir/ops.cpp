@@ -605,6 +605,28 @@ void registerCompute() {
   };
   reg("tt.reduce.return", kPure | kTerminator, nullptr, ret);
   reg("tt.scan.return", kPure | kTerminator, nullptr, ret);
+  // tl.map_elementwise: the region (a scalar function; control flow allowed) maps `pack`
+  // consecutive elements of every operand to `pack` elements of every result.
+  reg("tt.map_elementwise", kPure, [](const Operation &op) -> std::string {
+    if (op.numRegions() != 1 || op.region(0)->blocks.size() != 1)
+      return "tt.map_elementwise needs one region with one block";
+    int64_t pack = op.intAttr("pack", 1);
+    if (pack < 1)
+      return "pack must be at least 1";
+    const Block &b = *op.region(0)->front();
+    if (b.numArgs() != op.numOperands() * static_cast<size_t>(pack))
+      return "the region must take pack arguments per operand";
+    if (op.numOperands() == 0 || op.numResults() == 0)
+      return "needs operands and results";
+    for (size_t i = 0; i < op.numOperands(); ++i)
+      if (op.operand(i)->type.shape() != op.operand(0)->type.shape())
+        return "operands must have one shape";
+    for (size_t i = 0; i < op.numResults(); ++i)
+      if (op.result(i)->type.shape() != op.operand(0)->type.shape())
+        return "results must have the operands' shape";
+    return "";
+  });
+  reg("tt.map_elementwise.return", kPure | kTerminator, nullptr, ret);
 }
 
 void printFuncSignature(const Operation &op, Printer &p) {

@@ -873,7 +873,7 @@ private:
       return create(name, ops, {});
     }
     if (name == "scf.yield" || name == "tt.return" || name == "tt.reduce.return" ||
-        name == "tt.scan.return") {
+        name == "tt.scan.return" || name == "tt.map_elementwise.return") {
       std::vector<Value *> ops;
       if (peek('%')) {
         ops = useList();

@@ -368,3 +368,22 @@ def wrong_keyword(X):
 def test_wrong_builtin_keyword_points_at_the_call():
     err = compile_error(wrong_keyword, {"X": "*i32"})
     assert "maskk" in str(err) and f":{line_of(wrong_keyword, 'maskk')}:" in str(err)
+
+
+@triton.jit
+def _small_descriptor_block(ptr):
+    desc = tl.make_tensor_descriptor(ptr, [128, 128], [128, 1], [1, 2])
+    desc.load([0, 0])
+
+
+def test_compile_errors_are_interpreter_errors_too():
+    """A CompilationError is a TritonError and an InterpreterError (what Triton's CPU
+    interpreter raises for the same kernel errors, so code written for it catches ours); its
+    __cause__ carries the original message, as upstream's tests read it."""
+    import numpy as np
+
+    x = np.zeros((128, 128), np.int32)
+    with pytest.raises(triton.InterpreterError) as e:
+        _small_descriptor_block[(1,)](x)
+    assert isinstance(e.value, triton.CompilationError) and isinstance(e.value, triton.TritonError)
+    assert "Descriptor block shape must have at least 16 bytes" in str(e.value.__cause__)

@@ -538,6 +538,38 @@ def test_shift(dtype, rng):
         assert (np.right_shift(x, y) < 0).any()  # arithmetic shifts are exercised
 
 
+@pytest.mark.parametrize("x_dtype, y_dtype", [("int8", "uint8"), ("int16", "uint16"),
+                                               ("int32", "uint32"), ("int64", "uint64"),
+                                               ("int8", "uint32"), ("uint8", "int8"),
+                                               ("uint16", "int32"), ("int32", "int8")])
+def test_shift_mixed_signedness(x_dtype, y_dtype, rng):
+    """`x >> y` is arithmetic when `x` is signed, whatever `y` is and whatever type the operands
+    are promoted to (Triton picks ashr/lshr from x's type; int8 >> uint8 promotes to uint8 yet
+    shifts in the sign bit: -8 >> 1 is 0xFC). `<<` is the same either way."""
+    res = promote(x_dtype, y_dtype)
+    bits = np.dtype(res).itemsize * 8
+    x = numpy_random(N, x_dtype, rng)
+    y = rng.integers(0, min(bits, np.iinfo(np.dtype(y_dtype)).max), size=N).astype(y_dtype)
+    z_shl, z_shr = poisoned(N, res), poisoned(N, res)
+    _shift_kernel[_grid()](x, y, z_shl, z_shr, N, BLOCK=BLOCK)
+    # reference in Python ints: promote x (sign- or zero-extending from its own type), shift,
+    # wrap to the result's width
+    mask = (1 << bits) - 1
+    xs = [int(v) for v in x]
+    ys = [int(v) for v in y]
+    shl = [(a << b) & mask for a, b in zip(xs, ys)]
+    if is_signed(x_dtype):
+        shr = [(a >> b) & mask for a, b in zip(xs, ys)]  # Python's >> is arithmetic
+    else:
+        shr = [((a & mask) >> b) for a, b in zip(xs, ys)]
+    as_res = np.array(shl, dtype=np.uint64).astype(np.dtype(f"uint{bits}")).view(res)
+    assert_equal(z_shl, as_res)
+    as_res = np.array(shr, dtype=np.uint64).astype(np.dtype(f"uint{bits}")).view(res)
+    assert_equal(z_shr, as_res)
+    if is_signed(x_dtype):
+        assert (x < 0).any()  # sign bits are shifted in
+
+
 # ---------------------------------------------------------------------------------------------
 # unary
 

@@ -43,6 +43,10 @@ def _cast_kernel(X, Z, n, DST: tl.constexpr, METHOD: tl.constexpr, BLOCK: tl.con
         z = x.to(DST, bitcast=True)
     elif METHOD == "cast_bitcast":
         z = tl.cast(x, DST, bitcast=True)
+    elif METHOD == "method_cast":  # tensor.cast, Triton's spelling of tl.cast as a method
+        z = x.cast(DST)
+    elif METHOD == "method_cast_bitcast":
+        z = x.cast(DST, bitcast=True)
     else:
         z = x.to(DST, fp_downcast_rounding=METHOD)
     tl.static_assert(z.dtype == DST, "cast gives the requested dtype")
@@ -255,3 +259,75 @@ def test_fp8_casts(src, dst, rng):
     z = _run(x, dst, "to")
     assert_bits_equal(z, x.astype(np.float32).astype(np_dtype(dst)),
                       err_msg=f"{src} -> {dst}")
+
+
+@pytest.mark.parametrize("src, dst", [("float32", "int16"), ("int32", "float16"),
+                                      ("float16", "float32"), ("uint8", "int64"),
+                                      ("int16", "float16")])
+def test_tensor_cast_method(src, dst, rng):
+    """`x.cast(dtype)` is `tl.cast(x, dtype)`; `x.cast(dtype, bitcast=True)` the bitcast."""
+    x = numpy_random(N, src, rng, low=-100, high=100) if is_int(src) or is_int(dst) else \
+        numpy_random(N, src, rng)
+    assert_equal(_run(x, dst, "method_cast"), _run(x, dst, "cast"))
+    if np.dtype(src).itemsize == np.dtype(dst).itemsize:
+        assert_equal(_run(x, dst, "method_cast_bitcast"), x.view(dst))
+    ref = np.trunc(x.astype(np.float64)) if is_int(dst) else x.astype(np.float64)
+    assert_equal(_run(x, dst, "method_cast").astype(np.float64), ref.astype(dst).astype(np.float64))
+
+
+# ---------------------------------------------------------------------------------------------
+# float8e4b15: fp8e4nv's layout with exponent bias 15 (values 2**-8 times fp8e4nv's)
+
+
+def _e4b15_value(bits):
+    """float64 value of fp8e4b15 bytes: 4 exponent bits (bias 15), 3 mantissa bits, no
+    infinities, 0x7F/0xFF NaN (upstream's convert_float_to_float32)."""
+    b = bits.astype(np.int64)
+    e, m, s = (b >> 3) & 15, b & 7, b >> 7
+    mag = np.where(e == 0, m / 8 * 2.0 ** -14, (1 + m / 8) * 2.0 ** (e - 15))
+    mag = np.where((b & 0x7F) == 0x7F, np.nan, mag)
+    return np.where(s == 1, -mag, mag)
+
+
+@triton.jit
+def _e4b15_kernel(B, F, Z8, ZF, ZD, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(B + offs).to(tl.float8e4b15, bitcast=True)
+    tl.store(ZF + offs, x.to(tl.float32))                       # decode
+    f = tl.load(F + offs)
+    tl.store(Z8 + offs, f.to(tl.float8e4b15).to(tl.uint8, bitcast=True))  # encode, RTNE
+    c = tl.full([BLOCK], 0.375, tl.float8e4b15)                 # a constant
+    tl.store(ZF + BLOCK + offs, c.to(tl.float32))
+    p = x * c                                                   # a product stays e4b15
+    tl.static_assert(p.dtype == tl.float8e4b15)
+    tl.store(ZF + 2 * BLOCK + offs, p.to(tl.float32))
+    m = tl.reshape(x, (16, 16))
+    tl.store(ZD + tl.arange(0, 16)[:, None] * 16 + tl.arange(0, 16)[None, :],
+             tl.dot(m, m))                                      # fp32 accumulation
+
+
+@requires_ml_dtypes
+def test_float8e4b15(rng):
+    """float8e4b15 casts (every byte decoded; fp32 encoded with round-to-nearest-even), its
+    constants, products and tl.dot, against float64 references."""
+    import ml_dtypes
+
+    bits = np.arange(256, dtype=np.uint8)
+    f = (rng.uniform(-1.7, 1.7, 256) * 2.0 ** rng.integers(-10, 1, 256)).astype(np.float32)
+    z8, zf, zd = poisoned(256, "uint8"), poisoned(3 * 256, "float32"), poisoned(256, "float32")
+    _e4b15_kernel[(1,)](bits, f, z8, zf, zd, BLOCK=256)
+    val = _e4b15_value(bits)
+    assert_equal(zf[:256], val.astype(np.float32))
+    # encoding: fp8e4nv's round-to-nearest-even of the value scaled by 2**8
+    ref8 = (f.astype(np.float64) * 256).astype(np.float32).astype(ml_dtypes.float8_e4m3fn)
+    assert_equal(z8, ref8.view(np.uint8))
+    assert_equal(zf[256:512], np.full(256, 0.375, np.float32))
+    prod = (val * 0.375).astype(np.float32)  # exact in fp32, then rounded to e4b15
+    prod8 = (prod.astype(np.float64) * 256).astype(np.float32).astype(ml_dtypes.float8_e4m3fn)
+    assert_equal(zf[512:], _e4b15_value(prod8.view(np.uint8)).astype(np.float32))
+    m = np.nan_to_num(val).reshape(16, 16)
+    finite = ~np.isnan(val.reshape(16, 16))
+    got, ref = zd.reshape(16, 16), m @ m
+    rows_ok = finite.all(1)[:, None] & finite.all(0)[None, :]  # NaN rows/cols propagate
+    np.testing.assert_allclose(got[rows_ok], ref[rows_ok], rtol=1e-6, atol=1e-12)
+    assert np.isnan(got[~rows_ok]).all()

@@ -112,6 +112,39 @@ def test_ternary(c, rng):
     assert_equal(z.reshape(64, 3), ref)
 
 
+@triton.jit
+def _void_ternary_kernel(X, Z, STATIC: tl.constexpr):
+    pid = tl.program_id(0)
+    x = tl.load(X + pid)
+    # branches that are calls returning nothing: run for their effects only
+    tl.store(Z + 2 * pid, x * 2) if x > 0 else tl.store(Z + 2 * pid, x - 1)
+    tl.store(Z + 2 * pid + 1, x) if STATIC else tl.store(Z + 2 * pid + 1, -x)
+
+
+@pytest.mark.parametrize("static", [True, False])
+def test_ternary_void_branches(static, rng):
+    """`f() if c else g()` whose branches return nothing (tl.store) is an if run for its
+    effects, with a dynamic or a constexpr condition."""
+    x = numpy_random(64, "int32", rng, low=-100, high=100)
+    z = poisoned(128, "int32")
+    _void_ternary_kernel[(64,)](x, z, STATIC=static)
+    ref = np.stack([np.where(x > 0, x * 2, x - 1), x if static else -x], 1)
+    assert_equal(z.reshape(64, 2), ref)
+
+
+@triton.jit
+def _half_void_ternary_kernel(X, Z):
+    x = tl.load(X)
+    y = tl.store(Z, x) if x > 0 else x
+    tl.store(Z, y)
+
+
+def test_ternary_one_void_branch_is_an_error():
+    x = np.ones(1, dtype=np.int32)
+    with pytest.raises(triton.CompilationError, match="inconsistent types"):
+        _half_void_ternary_kernel[(1,)](x, poisoned(1, "int32"))
+
+
 # ---------------------------------------------------------------------------------------------
 # early return
 
@@ -459,3 +492,107 @@ def test_grid_shorter_than_3d():
     ref = np.stack([np.arange(4), np.zeros(4), np.zeros(4), np.full(4, 4), np.ones(4),
                     np.ones(4)], 1)
     assert_equal(z.reshape(-1, 6), ref)
+
+
+# ---------------------------------------------------------------------------------------------
+# tl.map_elementwise: a scalar function (branches allowed) applied per element
+
+
+@triton.jit
+def _sign_cmp(x, y):
+    if x < y:
+        return -1
+    elif x == y:
+        return 0
+    else:
+        return 1
+
+
+@triton.jit
+def _divmod(a, b):
+    return a // b, a % b
+
+
+@triton.jit
+def _packed(a0, a1, b0, b1):
+    # order-sensitive: two consecutive elements of each input, inputs in order; the values
+    # returned are result 0's two elements, then result 1's
+    return a0 * 10 + b1, a1 - b0, a0 + a1, b0 * b1
+
+
+@triton.jit
+def _clamp_scaled(x, s):
+    r = x * s
+    if r > 1.0:
+        r = 1.0
+    elif r < -1.0:
+        r = -1.0
+    return r
+
+
+@triton.jit
+def _map_kernel(X, Y, F, Z, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(X + offs)
+    y = tl.load(Y + offs)
+    tl.store(Z + offs, tl.map_elementwise(_sign_cmp, x, y))
+    q, r = tl.map_elementwise(_divmod, x, y)
+    tl.store(Z + BLOCK + offs, q)
+    tl.store(Z + 2 * BLOCK + offs, r)
+    c, d = tl.map_elementwise(_packed, x, y, pack=2)
+    tl.store(Z + 3 * BLOCK + offs, c)
+    tl.store(Z + 4 * BLOCK + offs, d)
+    f = tl.load(F + offs)
+    tl.store(F + BLOCK + offs, tl.map_elementwise(_clamp_scaled, f, 2.0))  # a broadcast scalar
+
+
+def test_map_elementwise(rng):
+    """tl.map_elementwise: per element (and per `pack` consecutive elements), with branches on
+    the scalar values, several results, a broadcast scalar argument; the kernel reloaded from
+    the disk cache (its TTIR parsed back) gives the same."""
+    n = 64
+    x = numpy_random(n, "int32", rng, low=-50, high=50)
+    y = numpy_random(n, "int32", rng, low=1, high=9)
+    y[:8] = x[:8].clip(1, 9)  # some equal pairs
+    f = np.concatenate([numpy_random(n, "float32", rng), np.full(n, np.nan, np.float32)])
+    x0, x1, y0, y1 = x[0::2], x[1::2], y[0::2], y[1::2]
+    q = np.trunc(x / y).astype(np.int32)  # C division: toward zero
+    ref = np.concatenate([np.sign(x - y), q, x - q * y,
+                          np.stack([x0 * 10 + y1, x1 - y0], 1).ravel(),
+                          np.stack([x0 + x1, y0 * y1], 1).ravel()])
+    for reload in (False, True):
+        if reload:
+            _map_kernel.cache.clear()
+        z = poisoned(5 * n, "int32")
+        f[n:] = np.nan
+        _map_kernel[(1,)](x, y, f, z, BLOCK=n)
+        assert_equal(z, ref)
+        assert_close(f[n:], np.clip(f[:n].astype(np.float64) * 2.0, -1.0, 1.0), rtol=1e-7)
+
+
+@triton.jit
+def _maybe_double(x, c):
+    if c > 0:
+        return x * 2
+    # no return on this path: its result is undefined (Triton: ub.poison)
+
+
+@triton.jit
+def _maybe_return_kernel(X, Z, c, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(X + offs)
+    r = _maybe_double(x, c)
+    if c > 0:
+        tl.store(Z + offs, r)
+
+
+def test_return_on_some_paths_only(rng):
+    """A function that returns a value on some paths only compiles (the other paths' result
+    is undefined, as in Triton); the defined path's value is right."""
+    x = numpy_random(32, "int32", rng, low=-100, high=100)
+    z = poisoned(32, "int32")
+    _maybe_return_kernel[(1,)](x, z, 3, BLOCK=32)
+    assert_equal(z, x * 2)
+    z2 = poisoned(32, "int32")
+    _maybe_return_kernel[(1,)](x, z2, -3, BLOCK=32)
+    assert (z2.view(np.uint8) == 0x5A).all()  # nothing stored on the undefined path

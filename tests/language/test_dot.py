@@ -259,3 +259,101 @@ def test_tf32_reference_helpers():
     x = np.array([1.0, 1 + 2**-11 + 2**-20, 3.0], dtype=np.float32)
     assert_equal(tf32_round(x), np.array([1.0, 1 + 2**-10, 3.0], dtype=np.float32))
     assert_equal(no_tf32_ties(x).view(np.uint32) >> 1, x.view(np.uint32) >> 1)
+
+
+# ---------------------------------------------------------------------------------------------
+# dot_scaled: microscaled operands, against a float64 decoding of the formats
+
+
+def _decode_mx(b, fmt):
+    """float64 values of e4m3 (fn) / e5m2 bytes, or of e2m1 nibbles."""
+    b = b.astype(np.int64)
+    if fmt == "e2m1":
+        e, m, s = (b >> 1) & 3, b & 1, (b >> 3) & 1
+        mag = np.where(e == 0, m * 0.5, (1 + m / 2) * 2.0 ** (e - 1))
+    elif fmt == "e4m3":
+        e, m, s = (b >> 3) & 15, b & 7, b >> 7
+        mag = np.where(e == 0, m / 8 * 2.0 ** -6, (1 + m / 8) * 2.0 ** (e - 7))
+        mag = np.where((e == 15) & (m == 7), np.nan, mag)
+    else:
+        e, m, s = (b >> 2) & 31, b & 3, b >> 7
+        mag = np.where(e == 0, m / 4 * 2.0 ** -14, (1 + m / 4) * 2.0 ** (e - 15))
+        mag = np.where(e == 31, np.where(m == 0, np.inf, np.nan), mag)
+    return np.where(s == 1, -mag, mag)
+
+
+def _mx_operand(fmt, rows, k, rng, k_axis):
+    """Random finite bytes of an operand with K along `k_axis` (e2m1: two values a byte,
+    low nibble first) and its float64 values as [rows, K] (lhs) / [K, rows] (rhs)."""
+    if fmt == "fp16":
+        v = rng.standard_normal((rows, k) if k_axis == 1 else (k, rows)).astype(np.float16)
+        return v, v.astype(np.float64)
+    nbytes = k // 2 if fmt == "e2m1" else k
+    shape = (rows, nbytes) if k_axis == 1 else (nbytes, rows)
+    raw = rng.integers(0, 256, size=shape).astype(np.uint8)
+    if fmt == "e4m3":
+        raw[(raw & 0x7F) == 0x7F] ^= 1  # no NaN encodings
+    if fmt == "e5m2":
+        raw[(raw & 0x7C) == 0x7C] &= 0xBB  # no inf/NaN encodings
+    if fmt != "e2m1":
+        return raw, _decode_mx(raw, fmt)
+    lo, hi = _decode_mx(raw & 15, fmt), _decode_mx(raw >> 4, fmt)
+    vals = np.stack([lo, hi], axis=k_axis + 1).reshape((rows, k) if k_axis == 1 else (k, rows))
+    return raw, vals
+
+
+@triton.jit
+def _dot_scaled_kernel(A, SA, B, SB, Z, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr,
+                       FA: tl.constexpr, FB: tl.constexpr, HAS_SA: tl.constexpr,
+                       HAS_SB: tl.constexpr):
+    KA: tl.constexpr = K // 2 if FA == "e2m1" else K
+    KB: tl.constexpr = K // 2 if FB == "e2m1" else K
+    a = tl.load(A + tl.arange(0, M)[:, None] * KA + tl.arange(0, KA)[None, :])
+    b = tl.load(B + tl.arange(0, KB)[:, None] * N + tl.arange(0, N)[None, :])
+    KS: tl.constexpr = K // 32
+    sa = None
+    sb = None
+    if HAS_SA:
+        sa = tl.load(SA + tl.arange(0, M)[:, None] * KS + tl.arange(0, KS)[None, :])
+    if HAS_SB:
+        sb = tl.load(SB + tl.arange(0, N)[:, None] * KS + tl.arange(0, KS)[None, :])
+    z = tl.dot_scaled(a, sa, FA, b, sb, FB)
+    tl.store(Z + tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :], z)
+
+
+@pytest.mark.parametrize("fa, fb, has_sa, has_sb", [
+    ("e2m1", "e4m3", True, False),   # fp4 lhs, unpacked along K (its columns)
+    ("e5m2", "e2m1", False, True),   # fp4 rhs, unpacked along K (its rows)
+    ("e4m3", "fp16", True, False),   # an fp16 operand: computed in fp16
+    ("e4m3", "e5m2", True, True),    # both scaled, one scale byte 0xFF (NaN)
+    ("e2m1", "e2m1", True, True),
+])
+def test_dot_scaled(fa, fb, has_sa, has_sb, rng):
+    """tl.dot_scaled: each operand is its format's values times 2**(scale - 127) per 32 values
+    of K (a scale byte of 0xFF is NaN), multiplied with fp32 accumulation."""
+    m, n, k = 32, 16, 64
+    a, av = _mx_operand(fa, m, k, rng, 1)
+    b, bv = _mx_operand(fb, n, k, rng, 0)
+    fp16 = "fp16" in (fa, fb)
+    lo, hi = (124, 131) if fp16 else (100, 140)  # products stay normal in bf16 / fp16
+    sa = rng.integers(lo, hi + 1, size=(m, k // 32)).astype(np.uint8)
+    sb = rng.integers(lo, hi + 1, size=(n, k // 32)).astype(np.uint8)
+    if fa == "e4m3" and fb == "e5m2":
+        sa[3, 1] = 255
+    if has_sa:
+        av = av * np.repeat(2.0 ** (sa.astype(np.float64) - 127), 32, axis=1)
+        av[np.repeat(sa == 255, 32, axis=1)] = np.nan
+    if has_sb:
+        bv = bv * np.repeat(2.0 ** (sb.astype(np.float64) - 127), 32, axis=1).T
+    z = poisoned((m, n), "float32")
+    _dot_scaled_kernel[(1,)](a, sa if has_sa else None, b, sb if has_sb else None, z, M=m, N=n,
+                             K=k, FA=fa, FB=fb, HAS_SA=has_sa, HAS_SB=has_sb)
+    ref = av @ bv
+    bound = np.abs(np.nan_to_num(av)) @ np.abs(bv)
+    ok = np.isnan(ref) == np.isnan(z)
+    assert ok.all(), "NaN where the reference has none, or the other way round"
+    fin = ~np.isnan(ref)
+    err = np.abs(z.astype(np.float64)[fin] - ref[fin])
+    assert (err <= 2e-6 * bound[fin] + 1e-30).all(), err.max()
+    if fa == "e4m3" and fb == "e5m2":
+        assert np.isnan(z[3]).all() and not np.isnan(z[4]).any()

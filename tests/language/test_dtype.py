@@ -115,3 +115,34 @@ def test_python_float_arguments_are_fp32_unless_annotated():
     assert z[0] == float(np.float32(0.1))  # a plain float argument is fp32
     assert z[1] == 0.1  # annotated tl.float64
     assert z[2] == 3 * (2**31 - 1)  # annotated tl.int64: no int32 wrap
+
+
+def test_str_to_ty_takes_triton_second_argument():
+    """Triton's `tl.str_to_ty(name, c)` (upstream's tests call it with c=None): the same
+    types, and `constexpr` is the type of the constant c."""
+    assert tl.str_to_ty("fp16", None) == tl.float16
+    assert tl.str_to_ty("*kbf16", None) == tl.pointer_type(tl.bfloat16, 1, True)
+    assert tl.str_to_ty("u64") == tl.uint64
+    assert tl.str_to_ty("constexpr", 3) == tl.constexpr_type(3)
+
+
+@triton.jit
+def _constexpr_type_kernel(Z, LIT: tl.constexpr, TENSOR_TY: tl.constexpr):
+    a: tl.constexpr = 10
+    tl.static_assert(a.type == tl.constexpr_type(10))
+    tl.static_assert(LIT.type == tl.constexpr_type(LIT))
+    tl.static_assert(a.value + 1 == 11)
+    b: tl.constexpr = LIT
+    tl.static_assert(b.type == LIT.type)
+    v = LIT  # a plain assignment makes a tensor of the literal's type
+    tl.static_assert(v.type == TENSOR_TY)
+    tl.store(Z, v)
+
+
+@pytest.mark.parametrize("lit, ty, np_ty", [(10, tl.int32, "int32"), (2.5, tl.float32, "float32")])
+def test_constexpr_type_and_value_attributes(lit, ty, np_ty):
+    """`C.type` of a constexpr is constexpr_type(C) and `C.value` its value, as in Triton
+    (upstream's test_constexpr_assignment asserts on them)."""
+    z = poisoned(1, np_ty)
+    _constexpr_type_kernel[(1,)](z, lit, ty)
+    assert z[0] == lit

@@ -483,3 +483,39 @@ def test_torch_cpu_tensors(rng):
     zb = torch.full((n,), float("nan"), dtype=torch.bfloat16)
     _add_kernel[(cdiv(n, 256),)](xb, xb, zb, n, BLOCK=256)
     assert torch.equal(zb, xb + xb)
+
+
+# ---------------------------------------------------------------------------------------------
+# tl.const: read-only pointer parameters
+
+
+@triton.jit
+def _const_copy_kernel(X: tl.const, Z, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.static_assert(X.dtype.is_const())
+    tl.static_assert(not Z.dtype.is_const())
+    tl.store(Z + offs, tl.load(X + offs, mask=offs < n, other=0) * 2, mask=offs < n)
+
+
+@triton.jit
+def _const_store_kernel(X: tl.const, n):
+    tl.store(X + tl.arange(0, 16), 1.0)
+
+
+@triton.jit
+def _const_mix_kernel(X: tl.const, Z, c):
+    p = X if c > 0 else Z  # a const and a non-const pointer do not mix
+    tl.store(Z, tl.load(p))
+
+
+def test_const_pointer_parameter(rng):
+    """`p: tl.const` makes the parameter a const pointer: loads work, stores through it and
+    mixing it with a non-const pointer are compile errors (upstream's test_const)."""
+    x = numpy_random(16, "float32", rng)
+    z = poisoned(16, "float32")
+    _const_copy_kernel[(1,)](x, z, 13, BLOCK=16)
+    assert_close(z[:13], x[:13] * 2, rtol=0)
+    with pytest.raises(triton.CompilationError, match="Cannot store to a constant pointer"):
+        _const_store_kernel[(1,)](x, 16)
+    with pytest.raises(triton.CompilationError, match="inconsistent type"):
+        _const_mix_kernel[(1,)](x, z, 5)  # 5: a run-time i32, so the ternary is dynamic

@@ -50,9 +50,13 @@ def _ref_randint4x(seed, offsets, rounds=10):
         c0 = offs.astype(np.int64) & 0xFFFFFFFF
         zero = np.zeros_like(c0)
         return philox((c0, zero, zero, zero), (seed & 0xFFFFFFFF, seed >> 32), rounds, 32)
-    c0 = [int(v) & ((1 << 64) - 1) for v in offs]
-    zero = [0] * len(c0)
-    return philox((c0, zero, zero, zero), (seed, 0), rounds, 64)
+    # 64-bit offsets: still the 32-bit stream, the offset split over two counter words (low
+    # 32 bits, then the arithmetic >> 32), as Triton does since its PR 6832
+    offs = offs.astype(np.int64)
+    c0 = offs & 0xFFFFFFFF
+    c1 = (offs >> 32) & 0xFFFFFFFF
+    zero = np.zeros_like(c0)
+    return philox((c0, c1, zero, zero), (seed & 0xFFFFFFFF, seed >> 32), rounds, 32)
 
 
 def _uniform(u32):
@@ -114,14 +118,57 @@ def test_randint_32(seed, base, rounds):
 
 
 @pytest.mark.parametrize("seed", [55, 2**50 + 3])
-def test_randint_64(seed):
+@pytest.mark.parametrize("base", [2**40 + 11, -2**35 - 7, 2**32 - 40])
+def test_randint_64(seed, base):
+    """int64 offsets give uint32 numbers of the 32-bit stream (the offset's high word is the
+    second counter word), not the 64-bit Philox variant: upstream's test_randint expects
+    1713891541, not 1609277786247541068."""
     n = 100
-    base = 2**40 + 11  # an int64 counter: the 64-bit Philox variant
-    z, z4 = poisoned(n, "uint64"), poisoned(4 * n, "uint64")
+    z, z4 = poisoned(n, "uint32"), poisoned(4 * n, "uint32")
     _randint_kernel[(1,)](z, z4, seed, base, n, N_ROUNDS=10, BLOCK=128)
     ref = _ref_randint4x(seed, base + np.arange(n, dtype=np.int64))
     assert_equal(z, ref[0])
     assert_equal(z4, np.concatenate(ref))
+
+
+@triton.jit
+def _randint_offsets_kernel(Z32, Z64, seed, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(Z32 + offs, tl.randint(seed, offs))
+    tl.store(Z64 + offs, tl.randint(seed, offs.to(tl.int64)))
+
+
+def test_randint_offset_width_same_stream():
+    """Offsets below 2**32 give the same numbers as int32 and as int64."""
+    z32, z64 = poisoned(64, "uint32"), poisoned(64, "uint32")
+    seed = int(np.random.randint(1, 2**31))
+    _randint_offsets_kernel[(1,)](z32, z64, seed, BLOCK=64)
+    ref = _ref_randint4x(seed, np.arange(64, dtype=np.int32))[0]
+    assert_equal(z32, ref)
+    assert_equal(z64, ref)
+
+
+@triton.jit
+def _philox64_kernel(Z, seed, base, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    c = (base + offs).to(tl.uint64, bitcast=True)
+    zero = c * 0
+    a, b, cc, d = tl.random.philox(seed, c, zero, zero, zero)
+    tl.store(Z + offs, a)
+    tl.store(Z + BLOCK + offs, b)
+    tl.store(Z + 2 * BLOCK + offs, cc)
+    tl.store(Z + 3 * BLOCK + offs, d)
+
+
+def test_philox_64bit_counters():
+    """`tl.random.philox` on 64-bit counters is the Philox4x64 variant (key: the seed)."""
+    seed, base = 2**50 + 3, 2**40 + 11
+    z = poisoned(4 * 32, "uint64")
+    _philox64_kernel[(1,)](z, seed, base, BLOCK=32)
+    c0 = [base + i for i in range(32)]
+    zero = [0] * 32
+    ref = philox((c0, zero, zero, zero), (seed, 0), 10, 64)
+    assert_equal(z, np.concatenate(ref))
 
 
 @triton.jit

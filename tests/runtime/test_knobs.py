@@ -74,3 +74,29 @@ def test_nothing_else_reads_the_environment():
         if "os.environ" in text or "os.getenv" in text:
             offenders.append(str(path.relative_to(pkg)))
     assert offenders == [], f"read the environment through triton_tile.knobs: {offenders}"
+
+
+def test_knob_sets_upstream_api(monkeypatch):
+    """Triton's knob sets: `knobs.base_knobs` instances with descriptors carrying the variable
+    name, copy/reset/scope, as upstream's `fresh_knobs` fixture uses them."""
+    sets = {n: v for n, v in vars(knobs).items()
+            if isinstance(v, knobs.base_knobs) and v is not knobs.base_knobs}
+    assert {"cache", "runtime", "language", "compilation"} <= set(sets)
+    monkeypatch.delenv("TRITON_DEFAULT_FP_FUSION", raising=False)
+    lang = knobs.language
+    assert lang.knob_descriptors["default_fp_fusion"].key == "TRITON_DEFAULT_FP_FUSION"
+    assert lang.default_fp_fusion is True
+    monkeypatch.setenv("TRITON_DEFAULT_FP_FUSION", "0")
+    assert lang.default_fp_fusion is False  # read at use
+    monkeypatch.setattr(knobs, "propagate_env", False)
+    fresh = lang.copy().reset()
+    fresh.default_fp_fusion = True  # an override on the copy only
+    monkeypatch.setattr(knobs, "propagate_env", True)
+    assert fresh.default_fp_fusion is True and lang.default_fp_fusion is False
+    monkeypatch.delenv("TRITON_OVERRIDE_ARCH", raising=False)
+    with knobs.runtime.scope():
+        knobs.runtime.override_arch = "sm90"
+        assert knobs.runtime.override_arch == "sm90"
+        assert os.environ["TRITON_OVERRIDE_ARCH"] == "sm90"  # propagated, as upstream
+    assert knobs.runtime.override_arch is None
+    assert "TRITON_OVERRIDE_ARCH" not in os.environ  # the scope undid it

@@ -272,3 +272,15 @@ def test_compile_ttir_file(tmp_path):
     out[:] = np.nan
     aot[(2,)](x, y, out, 100)  # one argument per tt.func parameter (100 is not specialized)
     np.testing.assert_allclose(out, x + y)
+
+
+def test_set_allocator_with_triton_aliased_to_triton_tile(monkeypatch):
+    """With `triton` resolving to triton_tile itself (upstream's tests run that way),
+    set_allocator records the allocator instead of forwarding to itself forever."""
+    import sys
+
+    monkeypatch.setitem(sys.modules, "triton", triton)
+    alloc = lambda size, align, stream: None  # noqa: E731
+    triton.set_allocator(alloc)
+    assert triton._allocator is alloc
+    triton.set_allocator(None)

@@ -239,3 +239,27 @@ def test_host_tensor_descriptor_arguments():
     assert sp.flatten_runtime([rt])[1:] == [64, 32, 32, 1]
     desc.block_shape = [8, 8]  # what an autotune pre_hook does: a new specialization
     assert sp.specialize_arg(desc, True, True, "", False)[0] == "tensordesc<fp16[8, 8]>"
+
+
+def _named(spec):
+    ty = spec.signature["value1"]
+    ones = "_".join(k for k, v in spec.constants.items() if isinstance(k, str) and v == 1)
+    return f"kernel_{ty}_{ones}"
+
+
+@triton.jit(repr=_named)
+def _repr_kernel(value1, is_one, X):
+    tl.store(X, value1 + is_one)
+
+
+@pytest.mark.parametrize("value, ty", [(-1, "i32"), (2**31, "i64"), (2**63, "u64")])
+def test_repr_names_the_compiled_kernel(value, ty):
+    """`@jit(repr=f)`: the compiled kernel's name (and metadata.name) is f(specialization),
+    which sees the signature and the ints specialized to 1, as in Triton; launching it still
+    runs the kernel."""
+    x = np.zeros(1, dtype=np.int64)
+    h = _repr_kernel.warmup(value, 1, x, grid=(1,))
+    assert h.name == f"kernel_{ty}_is_one" and h.metadata.name == h.name
+    if ty == "i32":
+        _repr_kernel[(1,)](value, 1, x)
+        assert x[0] == value + 1

@@ -9,6 +9,7 @@ from typing import Optional, Tuple
 
 import numpy as np
 
+from ..runtime.errors import LaunchOptionError
 from . import GPUTarget
 
 TARGET = GPUTarget("cpu", 0, 32)
@@ -51,7 +52,7 @@ class CPUOptions:
     def __post_init__(self):
         def need(ok, msg):
             if not ok:
-                raise ValueError(msg)
+                raise LaunchOptionError(msg)
 
         def is_int(v):  # a bool is an int to Python, not a count to a launch
             return isinstance(v, int) and not isinstance(v, bool)

@@ -171,7 +171,23 @@ def compile_kernel(jit_fn, spec: Specialization, options, key: Optional[str] = N
     key = key or hashlib.sha256(str(module).encode()).hexdigest()
     _dump(name, key, "source", str(module))
     _core.run_passes(module, TTIR_PASSES)
-    return backend_stages(module, name, key, options, spec.param_types)
+    return named_by_repr(backend_stages(module, name, key, options, spec.param_types), jit_fn,
+                         spec)
+
+
+def named_by_repr(kernel: CompiledKernel, jit_fn, spec: Specialization) -> CompiledKernel:
+    """`@jit(repr=f)`: the compiled kernel is called `f(specialization)` (which sees
+    `.signature` and `.constants`, ints specialized to 1 included), as in Triton, where the
+    name tells specializations apart in profiles and tests. The function in the IR keeps its
+    own name."""
+    rep = getattr(jit_fn, "repr", None)
+    if rep is None:
+        return kernel
+    display = rep(spec)
+    if isinstance(display, str) and display and display != kernel.name:
+        kernel.name = display
+        kernel.metadata = kernel.metadata._replace(name=display)
+    return kernel
 
 
 def backend_stages(module, name: str, key: str, options, param_types) -> CompiledKernel:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import NamedTuple, Optional, Sequence
 
-from ..runtime.errors import TritonError
+from ..runtime.errors import InterpreterError
 
 
 class SourceLocation(NamedTuple):
@@ -34,8 +34,10 @@ class SourceLocation(NamedTuple):
         return f"    {stripped}\n    {caret}"
 
 
-class CompilationError(TritonError):
-    """A kernel could not be compiled; `str(err)` shows where and why."""
+class CompilationError(InterpreterError):
+    """A kernel could not be compiled; `str(err)` shows where and why. It is a TritonError and,
+    for code written for Triton's CPU interpreter (which raises InterpreterError for the same
+    kernel errors), an InterpreterError."""
 
     def __init__(self, message: str, location: Optional[SourceLocation] = None,
                  call_chain: Sequence[SourceLocation] = ()):

@@ -432,6 +432,23 @@ _PY_BUILTIN_NAMES = ("len", "list", "range", "float", "int", "bool", "isinstance
                      "zip", "type", "sum", "any", "all", "round")
 
 
+def _is_const_annotation(annotation) -> bool:
+    """`p: tl.const` (or the string form `from __future__ import annotations` leaves)."""
+    if isinstance(annotation, str):
+        return annotation.strip().split(".")[-1] == "const"
+    return annotation is tl.const
+
+
+def _const_pointer_spec(spec, name, fn_name):
+    """A `tl.const` parameter: the argument's pointer type, made const (stores through it are
+    compile errors; it does not mix with non-const pointers)."""
+    kind, ty = spec[0], spec[1] if len(spec) > 1 else None
+    if kind != "t" or not isinstance(ty, tl.pointer_type):
+        raise CompilationError(f"{fn_name}: parameter {name!r} is annotated tl.const but its "
+                               "argument is not a pointer")
+    return ("t", tl.pointer_type(ty.element_ty, ty.address_space, True))
+
+
 class CodeGenerator(ast.NodeVisitor):
     def __init__(self, ctx: CompileContext, jit_fn, fn_name: str, is_kernel: bool):
         self.ctx = ctx
@@ -591,7 +608,10 @@ class CodeGenerator(ast.NodeVisitor):
                 bindings.append((name, ("c", self._as_constexpr(constants.get(name)))))
                 continue
             if name in signature:
-                bindings.append((name, self._signature_spec(name, ty, None)))
+                spec = self._signature_spec(name, ty, None)
+                if _is_const_annotation(py_sig.parameters[name].annotation):
+                    spec = _const_pointer_spec(spec, name, self.fn_name)
+                bindings.append((name, spec))
                 continue
             param = py_sig.parameters[name]
             if param.default is inspect.Parameter.empty:
@@ -963,6 +983,11 @@ class CodeGenerator(ast.NodeVisitor):
                     value = ret.value if ret is not None else None
                     specs.append(_flatten(value, []) if value is not None else None)
             t_spec, e_spec = specs
+        undefined = None  # the branch that returns no value while the other returns one
+        if not self._void_function and (t_spec is None) != (e_spec is None):
+            # as Triton (ub.poison): that path's result is undefined; it is 0 here
+            undefined = 0 if t_spec is None else 1
+            t_spec = e_spec = t_spec if t_spec is not None else e_spec
         if (t_spec is None) != (e_spec is None) or (
                 t_spec is not None and not _spec_equal(t_spec, e_spec)):
             t_str = "None" if t_spec is None else _spec_str(t_spec)
@@ -979,12 +1004,32 @@ class CodeGenerator(ast.NodeVisitor):
                 ret, _, _ = self._run_branch(stmts, liveins)
                 value = ret.value if ret is not None else None
                 with self._at(node):
+                    if region == undefined:
+                        value = self._undefined_like(t_spec)
                     self._yield([value] if value is not None else [])
         finally:
             self.builder.restore_ip(ip)
         if t_spec is None:
             return _Returned(None)
         return _Returned(_unflatten(iter(if_op.results), t_spec, self.sem))
+
+    def _undefined_like(self, spec):
+        """A value of `spec`'s types for a path whose result is undefined (zeros)."""
+        kind = spec[0]
+        if kind == "c":
+            return spec[1]
+        if kind == "tuple":
+            return tl.tuple([self._undefined_like(s) for s in spec[1]], fields=spec[2])
+        if kind != "t":
+            raise TypeError("Inconsistent return types: a path returns no value where another "
+                            "returns a descriptor or block pointer")
+        ty = spec[1]
+        elt = ty.scalar
+        if elt.is_ptr():
+            v = self.sem.cast(self.sem.scalar_constant(0, tl.int64), elt)
+            return self.sem.splat(v, list(ty.shape)) if ty.is_block() else v
+        return self.sem.block_constant(0, ty) if ty.is_block() else \
+            self.sem.scalar_constant(0, ty)
 
     def visit_If(self, node):  # reached only through _visit_block
         raise AssertionError("if statements are handled by _visit_block")
@@ -996,8 +1041,28 @@ class CodeGenerator(ast.NodeVisitor):
                 else self.visit(node.orelse)
         cond = self._scalar_condition(cond)
         with self._scratch():
-            t_spec = _flatten(self._ifexp_value(node.body), [])
-            e_spec = _flatten(self._ifexp_value(node.orelse), [])
+            t_val, e_val = self.visit(node.body), self.visit(node.orelse)
+            void = [tl._unwrap_if_constexpr(v) is None for v in (t_val, e_val)]
+            if not any(void):
+                t_spec = _flatten(self._as_ifexp_value(t_val), [])
+                e_spec = _flatten(self._as_ifexp_value(e_val), [])
+        if all(void):
+            # `f(a) if c else g(b)` of calls that return nothing (tl.store, say): an scf.if
+            # run for its effects, as Triton compiles it
+            if_op = self.builder.create("scf.if", [cond.handle], [], {}, 2)
+            ip = self.builder.save_ip()
+            try:
+                for region, expr in ((0, node.body), (1, node.orelse)):
+                    blk = if_op.region(region).add_block([])
+                    self.builder.set_insertion_point_to_end(blk)
+                    self.visit(expr)
+                    self._yield([])
+            finally:
+                self.builder.restore_ip(ip)
+            return None
+        if any(void):
+            raise TypeError("Ternary expression with dynamic condition has inconsistent types: "
+                            "one branch has no value")
         if not _spec_equal(t_spec, e_spec):
             raise TypeError(f"Ternary expression with dynamic condition has inconsistent types "
                             f"{_spec_str(t_spec)} and {_spec_str(e_spec)}")
@@ -1013,7 +1078,9 @@ class CodeGenerator(ast.NodeVisitor):
         return _unflatten(iter(if_op.results), t_spec, self.sem)
 
     def _ifexp_value(self, expr):
-        v = self.visit(expr)
+        return self._as_ifexp_value(self.visit(expr))
+
+    def _as_ifexp_value(self, v):
         return v if isinstance(v, tl.tensor_descriptor) else self.sem.to_tensor(v)
 
     # ----------------------------------------------------------------------------------------
@@ -1397,6 +1464,9 @@ class CodeGenerator(ast.NodeVisitor):
                 return self.sem.permute(lhs, list(builtins.range(rank))[::-1])
             if node.attr in tl_standard.JIT_MEMBERS and not hasattr(lhs, node.attr):
                 return _BoundJIT(tl_standard.JIT_MEMBERS[node.attr], lhs)
+        if isinstance(lhs, tl.constexpr) and node.attr in ("type", "value"):
+            # a constexpr's own attributes, as in Triton: `C.type` is constexpr_type(C.value)
+            return getattr(lhs, node.attr)
         return getattr(_unwrap(lhs), node.attr)
 
     def visit_Tuple(self, node):

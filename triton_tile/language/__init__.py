@@ -32,6 +32,7 @@ from .core import (
     cdiv,
     clamp,
     condition,
+    const,
     constexpr,
     constexpr_type,
     cumprod,
@@ -70,6 +71,7 @@ from .core import (
     load_tensor_descriptor,
     make_block_ptr,
     make_tensor_descriptor,
+    map_elementwise,
     max,
     max_constancy,
     max_contiguous,
@@ -149,7 +151,7 @@ from .random import (
     randn4x,
     uint_to_uniform_float,
 )
-from .standard import sigmoid, softmax, sort, swizzle2d
+from .standard import sigmoid, softmax, sort, swizzle2d, topk
 
 core._math_tensor_members(math)
 

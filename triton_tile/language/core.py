@@ -122,7 +122,10 @@ _DTYPES = {
     "uint64": ("u", 64, "i64", "uint64"),
     "fp8e4nv": ("f", 8, "f8E4M3FN", "float8e4nv"),
     "fp8e5": ("f", 8, "f8E5M2", "float8e5"),
-    "fp8e4b15": ("f", 8, None, "float8e4b15"),
+    # fp8e4b15 is fp8e4nv's layout with exponent bias 15 instead of 7: every value is the
+    # fp8e4nv value of the same bits times 2**-8. Its IR type is f8E4M3FN; the frontend scales
+    # where values are read or made (casts, constants, products), see Semantic._E4B15_SCALE.
+    "fp8e4b15": ("f", 8, "f8E4M3FN", "float8e4b15"),
     "fp8e4b8": ("f", 8, None, "float8e4b8"),
     "fp8e5b16": ("f", 8, None, "float8e5b16"),
     "fp16": ("f", 16, "f16", "float16"),
@@ -332,6 +335,12 @@ class dtype(base_type):
 
     def __reduce__(self):
         return (dtype, (self.name,))
+
+
+class const:
+    """Annotation of a pointer parameter (`p: tl.const`) whose data the kernel only reads: the
+    parameter's type is a const pointer; storing through it is a compile error, and it does not
+    mix with non-const pointers (as in Triton)."""
 
 
 class pointer_type(dtype):
@@ -548,10 +557,13 @@ def parse_tensordesc(name: str):
     return tensor_descriptor_type(block_type(elt, shape), m.group(3) or "zero")
 
 
-def str_to_ty(name: str):
+def str_to_ty(name: str, c=None):
     """A Triton signature type string (`*fp32`, `*kfp16`, `i32`, `u1`, `fp64`,
-    `tensordesc<fp16[64, 64]>`) -> tl type."""
+    `tensordesc<fp16[64, 64]>`) -> tl type; with Triton's second argument `c`, `constexpr`
+    is the type of the constant `c`."""
     name = name.strip()
+    if name.startswith("constexpr"):
+        return constexpr_type(c)
     if name.startswith("tensordesc<"):
         ty = parse_tensordesc(name)
         if ty is None:
@@ -1116,6 +1128,7 @@ def to_tensor(x, _semantic=None):
     return _semantic.to_tensor(x)
 
 
+@_tensor_member_fn
 @builtin
 def cast(input, dtype, fp_downcast_rounding=None, bitcast=False, _semantic=None):
     input = _semantic.to_tensor(input)
@@ -1446,6 +1459,17 @@ def reduce(input, axis, combine_fn, keep_dims=False, _semantic=None):
 
 
 @builtin
+def map_elementwise(scalar_fn, *args, pack=1, _semantic=None):
+    """Apply the @jit function `scalar_fn` to the elements of the (broadcast) tensors `args`,
+    `pack` consecutive elements at a time; the function may branch on its scalar arguments.
+    Returns one tensor per value it returns (a tuple when there are several)."""
+    fn = _unwrap_if_constexpr(scalar_fn)
+    res = _semantic.map_elementwise([_unwrap_if_constexpr(a) for a in args], fn,
+                                    int(_unwrap_if_constexpr(pack)))
+    return res[0] if len(res) == 1 else tuple(res)
+
+
+@builtin
 def associative_scan(input, axis, combine_fn, reverse=False, _semantic=None):
     """Inclusive scan of `input` (a tensor or a tuple) along `axis` with an associative @jit
     `combine_fn`; `reverse` scans from the end."""
@@ -1626,8 +1650,19 @@ def inline_asm_elementwise(asm, constraints, args, dtype, is_pure, pack, _semant
 @builtin
 def dot_scaled(lhs, lhs_scale, lhs_format, rhs, rhs_scale, rhs_format, acc=None, fast_math=False,
                lhs_k_pack=True, rhs_k_pack=True, out_dtype=float32, _semantic=None):
-    raise NotImplementedError("dot_scaled (microscaling formats) is not supported by triton_tile "
-                              "yet; dequantize the operands and use tl.dot")
+    """lhs @ rhs for microscaled operands: formats e2m1 (two values a byte), e4m3, e5m2 (bytes,
+    with uint8 e8m0 scales, one per 32 elements of K, or None), bf16, fp16; fp32 result."""
+    def scale(s):
+        s = _unwrap_if_constexpr(s)
+        return None if s is None else _semantic.to_tensor(s)
+
+    acc = _unwrap_if_constexpr(acc)
+    return _semantic.dot_scaled(
+        _semantic.to_tensor(lhs), scale(lhs_scale), str(_unwrap_if_constexpr(lhs_format)),
+        _semantic.to_tensor(rhs), scale(rhs_scale), str(_unwrap_if_constexpr(rhs_format)),
+        None if acc is None else _semantic.to_tensor(acc), bool(_unwrap_if_constexpr(fast_math)),
+        bool(_unwrap_if_constexpr(lhs_k_pack)), bool(_unwrap_if_constexpr(rhs_k_pack)),
+        _unwrap_dtype(out_dtype))
 
 
 def _shape_list(values, what):

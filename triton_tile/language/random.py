@@ -79,9 +79,17 @@ def philox(seed, c0, c1, c2, c3, n_rounds: tl.constexpr = N_ROUNDS_DEFAULT):
 
 @jit
 def randint4x(seed, offset, n_rounds: tl.constexpr = N_ROUNDS_DEFAULT):
-    """Four blocks of random uint32 (the Philox output for counter (offset, 0, 0, 0))."""
-    zero = offset * 0
-    return philox(seed, offset, zero, zero, zero, n_rounds)
+    """Four blocks of random uint32: the 32-bit Philox output for the counter (low 32 bits of
+    `offset`, its high 32 bits, 0, 0). Triton (since its PR 6832) keeps the 32-bit stream for
+    64-bit offsets too, splitting them over two counter words, so offsets below 2**32 give the
+    same numbers whatever their width."""
+    offset_lo = offset.to(tl.uint32)
+    zero = offset_lo * 0
+    if tl.constexpr(offset.dtype.primitive_bitwidth) > 32:
+        offset_hi = (offset >> 32).to(tl.uint32)
+    else:
+        offset_hi = zero
+    return philox(seed, offset_lo, offset_hi, zero, zero, n_rounds)
 
 
 @jit

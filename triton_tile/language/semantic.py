@@ -152,11 +152,15 @@ class Semantic:
             return self.cast(self.unsplat(value) if value.type.is_block() else value, dt)
         ir = dt.to_ir()
         v = self._const_value(value, dt)
+        if dt.is_fp8e4b15():
+            v = v / self._E4B15_SCALE  # the f8E4M3FN value whose bits are this fp8e4b15 value
         attr = _core.float_attr(v, ir) if dt.is_floating() else _core.int_attr(v, ir)
         return self._emit("arith.constant", [], dt, {"value": attr})
 
     def block_constant(self, value, ty: tl.block_type) -> tl.tensor:
         v = self._const_value(value, ty.scalar)
+        if ty.scalar.is_fp8e4b15():
+            v = v / self._E4B15_SCALE
         return self._emit("arith.constant", [], ty, {"value": _core.dense_attr(v, ty.to_ir())})
 
     def _constant_like(self, value, dt, like: Optional[tl.tensor] = None) -> tl.tensor:
@@ -396,6 +400,8 @@ class Semantic:
     def mul(self, input, other, sanitize_overflow: bool = True) -> tl.tensor:
         input, other = self.binary_op_type_checking_impl(input, other)
         a = input.type.scalar
+        if a.is_fp8e4b15():
+            return self._e4b15_via_f32(self.mul, input, other)
         if a.is_floating():
             return self._emit("arith.mulf", [input, other], input.type)
         if a.is_int():
@@ -421,6 +427,8 @@ class Semantic:
                 input = self.cast(input, b)
         else:
             raise TypeError(f"unexpected type {a}")
+        if input.type.scalar.is_fp8e4b15():
+            return self._e4b15_via_f32(self.truediv, input, other)
         return self._emit("arith.divf", [input, other], input.type)
 
     def floordiv(self, input, other) -> tl.tensor:
@@ -438,6 +446,8 @@ class Semantic:
         if not input.type.scalar.is_floating() or not other.type.scalar.is_floating():
             raise TypeError("both operands of fdiv must have floating scalar type")
         input, other = self.binary_op_type_checking_impl(input, other, False, False, True, False)
+        if input.type.scalar.is_fp8e4b15():
+            return self._e4b15_via_f32(lambda a, b: self.fdiv(a, b, ieee_rounding), input, other)
         name = "tt.precise_divf" if ieee_rounding else "arith.divf"
         return self._emit(name, [input, other], input.type)
 
@@ -513,9 +523,17 @@ class Semantic:
         return self._emit("arith.shli", [input, other], input.type)
 
     def shr(self, input, other) -> tl.tensor:
+        # As Triton: the shift is arithmetic when the tensor operand (the left one, or the right
+        # one when the left is a Python scalar) is signed, decided before promotion, so a
+        # signed `x >> y` stays arithmetic even when an unsigned `y` makes the result unsigned.
+        sign_src = tl._unwrap_if_constexpr(input)
+        if not isinstance(sign_src, tl.tensor):
+            sign_src = tl._unwrap_if_constexpr(other)
+        signed = isinstance(sign_src, tl.tensor) and sign_src.type.scalar.is_int_signed()
         input, other = self._bitwise_operands(input, other)
-        # arithmetic for signed, logical for unsigned
-        name = "arith.shrsi" if input.type.scalar.is_int_signed() else "arith.shrui"
+        if not isinstance(sign_src, tl.tensor):
+            signed = input.type.scalar.is_int_signed()
+        name = "arith.shrsi" if signed else "arith.shrui"
         return self._emit(name, [input, other], input.type)
 
     def compare(self, kind: str, input, other) -> tl.tensor:
@@ -625,6 +643,8 @@ class Semantic:
         x, y, z = self._broadcast_all(x, y, z)
         if not x.dtype.is_floating():
             raise TypeError(f"fma expects floating-point operands, got {x.dtype}")
+        if x.dtype.is_fp8e4b15():
+            return self._e4b15_via_f32(self.fma, x, y, z)
         return self._emit("math.fma", [x, y, z], z.type)
 
     def umulhi(self, x, y) -> tl.tensor:
@@ -666,6 +686,8 @@ class Semantic:
         if fp_downcast_rounding is not None and not downcast:
             raise ValueError("fp_downcast_rounding is only valid for floating-point downcasts")
 
+        if src.is_fp8e4b15() or dst.is_fp8e4b15():
+            return self._cast_e4b15(input, src, dst, rounding, fp_downcast_rounding)
         # fp8 conversions and explicit rounding go through tt.fp_to_fp
         if (both_float and (src.is_fp8() or dst.is_fp8())) or (downcast and rounding == "rtz"):
             attrs = {"rounding": _i32_attr(0 if rounding == "rtz" else 1)} if downcast else {}
@@ -713,6 +735,37 @@ class Semantic:
                 return self._retag(input, dst_ty)
             return self._emit("tt.bitcast", [input], dst_ty)
         raise TypeError(f"cannot cast {input} to {dst_ty}")
+
+    # fp8e4b15 values are the f8E4M3FN values of the same bits times this (see core._DTYPES)
+    _E4B15_SCALE = 2.0**-8
+
+    def _cast_e4b15(self, input, src, dst, rounding, fp_downcast_rounding):
+        """Casts from and to fp8e4b15 through fp32, where the bias difference is an exact
+        multiplication by a power of two; the fp8 rounding is fp8e4nv's, scaled, so it is
+        fp8e4b15's own."""
+        f32 = tl.float32
+        if src.is_fp8e4b15():
+            as_e4nv = self._retag(input, input.type.with_element_ty(tl.float8e4nv)
+                                  if input.type.is_block() else tl.float8e4nv)
+            v = self._emit("arith.mulf", [self.cast(as_e4nv, f32),
+                                          self._constant_like(self._E4B15_SCALE, f32, input)],
+                           input.type.with_element_ty(f32) if input.type.is_block() else f32)
+            if dst.is_fp8e4b15():
+                return input
+            return self.cast(v, dst, fp_downcast_rounding if dst.primitive_bitwidth < 32
+                             else None)
+        v = self.cast(input, f32) if src != f32 else input
+        v = self._emit("arith.mulf", [v, self._constant_like(1 / self._E4B15_SCALE, f32, v)],
+                       v.type)
+        e4nv = self.cast(v, tl.float8e4nv, rounding if fp_downcast_rounding else None)
+        return self._retag(e4nv, e4nv.type.with_element_ty(dst) if e4nv.type.is_block()
+                           else dst)
+
+    def _e4b15_via_f32(self, fn, *args):
+        """An operation that does not commute with the fp8e4b15 scale (a product, a quotient),
+        computed on fp32 values and rounded back."""
+        vals = [self.cast(a, tl.float32) for a in args]
+        return self.cast(fn(*vals), tl.float8e4b15)
 
     def bitcast(self, input: tl.tensor, dst_ty) -> tl.tensor:
         input = self.to_tensor(input)
@@ -1392,7 +1445,8 @@ class Semantic:
         elt = ptr.type.scalar.element_ty
         if elt in (tl.float16, tl.bfloat16) and op not in ("add", "xchg"):
             raise ValueError(f"atomic_{op} does not support {elt}")
-        if elt in (tl.int1, tl.int8, tl.int16, tl.uint8, tl.uint16):
+        # as Triton: nothing narrower than 16 bits (fp8 included), nor 16-bit integers
+        if elt in (tl.int16, tl.uint16) or elt.primitive_bitwidth < 16:
             raise ValueError(f"atomic_{op} does not support {elt}")
         if ptr.type.is_block():
             shape = ptr.type.shape
@@ -1488,6 +1542,16 @@ class Semantic:
                                                        False)
             out = self.dot(l3, r3, a3, input_precision, max_num_imprecise_acc, out_dtype)
             return self.reshape(out, batch + list(out.type.shape[-2:]), False)
+        if lhs.dtype.is_fp8e4b15() or rhs.dtype.is_fp8e4b15():
+            # fp8e4b15 values are exact in fp16 (as Triton's NVIDIA backend upcasts them)
+            if not (lhs.dtype.is_fp8() and rhs.dtype.is_fp8()):
+                raise ValueError(f"Both operands must be fp8 here. Got {lhs.dtype} and "
+                                 f"{rhs.dtype}")
+            if max_num_imprecise_acc is not None and max_num_imprecise_acc > lhs.shape[-1]:
+                raise ValueError(f"max_num_imprecise_acc ({max_num_imprecise_acc}) must be <= K "
+                                 f"({lhs.shape[-1]})")
+            return self.dot(self.cast(lhs, tl.float16), self.cast(rhs, tl.float16), acc,
+                            input_precision, None, out_dtype)
         a, b = lhs.dtype, rhs.dtype
         if not (a.is_fp8() and b.is_fp8()):
             ok = (tl.int8, tl.uint8, tl.float16, tl.bfloat16, tl.float32, tl.float64)
@@ -1592,6 +1656,71 @@ class Semantic:
             self._op(ret_name, res, [])
         finally:
             self.builder.restore_ip(ip)
+
+    def map_elementwise(self, inputs: List[tl.tensor], fn, pack: int) -> List[tl.tensor]:
+        """tl.map_elementwise: the @jit function `fn` applied to scalars, `pack` consecutive
+        elements of every (broadcast) input at a time (fn takes pack arguments per input, in
+        input order, and returns pack values per result). Its body may branch on the values:
+        it is a region the executors run per element."""
+        if self.ctx is None or not self.ctx.is_jit_function(fn):
+            raise TypeError(f"map_elementwise needs a @triton.jit function, got {fn!r}")
+        if pack < 1:
+            raise ValueError(f"pack must be at least 1, got {pack}")
+        inputs = [self.to_tensor(x) for x in inputs]
+        base = next((t for t in inputs if t.type.is_block()), None)
+        if base is None:
+            raise ValueError("map_elementwise needs at least one tensor argument")
+        for t in inputs:
+            base, _ = self.broadcast_impl_value(base, t)
+        inputs = [self.broadcast_impl_value(t, base)[0] for t in inputs]
+        shape = list(base.type.shape)
+        if base.type.numel % pack:
+            raise ValueError(f"pack={pack} does not divide the {base.type.numel} elements")
+        arg_types = [t.type.scalar for t in inputs for _ in range(pack)]
+
+        def call(blk):
+            args = [tl.tensor(blk.arg(i), arg_types[i]) for i in range(len(arg_types))]
+            res = self.ctx.call_jit(fn, args)
+            res = list(res.values) if isinstance(res, tl.tuple) else [res]
+            if any(r is None for r in res):
+                raise TypeError(f"map_elementwise: {fn.__name__} returned nothing")
+            return [self.to_tensor(r) for r in res]
+
+        # the result types are what fn returns: probe it in a throwaway function first
+        probe = self.builder.create("tt.func", [], [], {
+            "sym_name": _core.str_attr("__map_probe"),
+            "function_type": _core.type_attr(_core.func_type([], [])),
+            "sym_visibility": _core.str_attr("private"),
+        }, 1)
+        ip = self.builder.save_ip()
+        self.ctx.probing += 1
+        try:
+            blk = probe.region(0).add_block([t.to_ir() for t in arg_types])
+            self.builder.set_insertion_point_to_end(blk)
+            res_types = [r.type for r in call(blk)]
+        finally:
+            self.ctx.probing -= 1
+            self.builder.restore_ip(ip)
+            probe.erase()
+        if len(res_types) % pack:
+            raise TypeError(f"map_elementwise: {fn.__name__} returned {len(res_types)} values, "
+                            f"not a multiple of pack={pack}")
+        outs = [res_types[j] for j in range(0, len(res_types), pack)]
+        for j, t in enumerate(res_types):
+            if t != outs[j // pack] or t.is_block():
+                raise TypeError(f"map_elementwise: {fn.__name__} must return scalars, the "
+                                f"{pack} of each result of one type; got {t}")
+        rtys = [tl.block_type(t, shape) for t in outs]
+        op = self._op("tt.map_elementwise", inputs, [t.to_ir() for t in rtys],
+                      {"pack": _i32_attr(pack)}, 1)
+        blk = op.region(0).add_block([t.to_ir() for t in arg_types])
+        ip = self.builder.save_ip()
+        self.builder.set_insertion_point_to_end(blk)
+        try:
+            self._op("tt.map_elementwise.return", call(blk), [])
+        finally:
+            self.builder.restore_ip(ip)
+        return [tl.tensor(op.result(j), rtys[j]) for j in range(len(rtys))]
 
     def reduce(self, inputs: List[tl.tensor], axis, combine, keep_dims: bool):
         orig_rank = len(inputs[0].shape)
@@ -1783,6 +1912,138 @@ class Semantic:
     # ----------------------------------------------------------------------------------------
     # sort
     # ----------------------------------------------------------------------------------------
+
+    # ----------------------------------------------------------------------------------------
+    # dot_scaled: microscaled (MX) operands, decomposed the way Triton's NVIDIA backend does for
+    # GPUs without native scaled MMA: each operand is upcast to bf16 (fp16 when either format
+    # is fp16), multiplied by its e8m0 block scales (one per 32 elements of K; 0xFF is NaN),
+    # and the product is an ordinary tl.dot accumulating in fp32. Both CPU paths and the
+    # conversion see only ordinary ops.
+
+    _MX_FORMATS = ("e2m1", "e4m3", "e5m2", "bf16", "fp16")
+
+    def _mx_upcast(self, x: tl.tensor, fmt: str, comp, k_axis: int, k_pack: bool) -> tl.tensor:
+        """x (uint8 bytes for the fp8/fp4 formats, bf16/fp16 values otherwise) as `comp`
+        values; e2m1 holds two values a byte along `k_axis` (low nibble first) or, without
+        k_pack, along the other axis."""
+        if fmt in ("bf16", "fp16"):
+            want = tl.bfloat16 if fmt == "bf16" else tl.float16
+            if x.dtype != want:
+                raise ValueError(f"dot_scaled: a {fmt} operand must hold {want}, not {x.dtype}")
+            return self.cast(x, comp)
+        if x.dtype.primitive_bitwidth != 8 or not (x.dtype.is_int() or x.dtype.is_fp8()):
+            raise ValueError(f"dot_scaled: a {fmt} operand must hold bytes (uint8), "
+                             f"not {x.dtype}")
+        if fmt in ("e4m3", "e5m2"):
+            f8 = tl.float8e4nv if fmt == "e4m3" else tl.float8e5
+            return self.cast(self.bitcast(x, f8) if x.dtype != f8 else x, comp)
+        # e2m1: sign, 2 exponent bits (bias 1), 1 mantissa bit; every value is exact in fp32
+        u = self.bitcast(x, tl.uint8) if x.dtype != tl.uint8 else x
+        u = self.cast(u, tl.int32)
+
+        def nibble(v):
+            e = self.and_(self.shr(v, 1), 3)
+            m = self.cast(self.and_(v, 1), tl.float32)
+            half_m = self.mul(m, 0.5)
+            scale = self.where(self.compare("eq", e, 1), 1.0,
+                               self.where(self.compare("eq", e, 2), 2.0, 4.0))
+            mag = self.where(self.compare("eq", e, 0), half_m,
+                             self.mul(self.add(half_m, 1.0, True), scale))
+            neg = self.compare("ne", self.and_(v, 8), 0)
+            return self.cast(self.where(neg, self.minus(mag), mag), comp)
+
+        lo = nibble(self.and_(u, 15))
+        hi = nibble(self.and_(self.shr(u, 4), 15))
+        pair = self.join(lo, hi)  # [..., 2]: low nibble first
+        shape = list(x.type.shape)
+        axis = k_axis if k_pack else 1 - k_axis
+        rank = len(shape)
+        perm = list(range(axis + 1)) + [rank] + list(range(axis + 1, rank))
+        pair = self.permute(pair, perm)
+        shape[axis] *= 2
+        return self.reshape(pair, shape, False)
+
+    def _mx_scale(self, v: tl.tensor, scale: tl.tensor, comp, k_axis: int) -> tl.tensor:
+        """v * 2**(scale - 127), the e8m0 scale of each 32 values along K (scale is [rows of
+        v, K / 32] for either operand); scale 0xFF makes NaN."""
+        shape = list(v.type.shape)
+        k = shape[k_axis]
+        other = shape[1 - k_axis]
+        sshape = list(scale.type.shape)
+        if sshape != [other, k // 32] or k % 32:
+            raise ValueError(f"dot_scaled: a scale must be [{other}, {k // 32}] for an operand "
+                             f"of shape {shape} (one per 32 elements of K); got {sshape}")
+        if scale.dtype != tl.uint8:
+            if scale.dtype.primitive_bitwidth != 8 or not scale.dtype.is_int():
+                raise ValueError(f"dot_scaled: scales are uint8 (e8m0), not {scale.dtype}")
+            scale = self.bitcast(scale, tl.uint8)
+        # the e8m0 byte as an fp32 exponent (byte 0 gives 0.0, as Triton's upcast does)
+        f = self.bitcast(self.shl(self.cast(scale, tl.uint32), 23), tl.float32)
+        f = self.cast(f, comp)
+        nan = self.compare("eq", scale, 255)
+        f = self.reshape(self.broadcast_impl_shape(self.expand_dims(f, 2), [other, k // 32, 32]),
+                         [other, k], False)
+        nan = self.reshape(
+            self.broadcast_impl_shape(self.expand_dims(nan, 2), [other, k // 32, 32]),
+            [other, k], False)
+        if k_axis == 0:  # rhs: [K, N] against a [N, K] scale
+            f = self.permute(f, [1, 0])
+            nan = self.permute(nan, [1, 0])
+        prod = self.mul(v, f)
+        return self.where(nan, self._constant_like(float("nan"), comp, prod), prod)
+
+    def dot_scaled(self, lhs, lhs_scale, lhs_format, rhs, rhs_scale, rhs_format, acc,
+                   fast_math, lhs_k_pack, rhs_k_pack, out_dtype) -> tl.tensor:
+        for fmt in (lhs_format, rhs_format):
+            if fmt not in self._MX_FORMATS:
+                raise ValueError(f"dot_scaled: format {fmt!r} is not one of "
+                                 f"{', '.join(self._MX_FORMATS)}")
+        if not lhs.type.is_block() or not rhs.type.is_block():
+            raise ValueError("dot_scaled operands must be blocks")
+        if len(lhs.shape) != 2 or len(rhs.shape) != 2:
+            raise ValueError("dot_scaled: only 2-D operands are supported by triton_tile; "
+                             f"got {list(lhs.type.shape)} and {list(rhs.type.shape)}")
+        for fmt, pack in ((lhs_format, lhs_k_pack), (rhs_format, rhs_k_pack)):
+            if not pack and fmt != "e2m1":
+                raise ValueError("only mxfp4 inputs can be packed along a dimension different "
+                                 "than K")
+        if out_dtype != tl.float32:
+            raise ValueError(f"dot_scaled: out_dtype must be float32, not {out_dtype}")
+        comp = tl.float16 if "fp16" in (lhs_format, rhs_format) else tl.bfloat16
+        a = self._mx_upcast(lhs, lhs_format, comp, 1, lhs_k_pack)
+        b = self._mx_upcast(rhs, rhs_format, comp, 0, rhs_k_pack)
+        if a.type.shape[1] != b.type.shape[0]:
+            raise ValueError(f"Reduction dimension should pack the same number of elements; "
+                             f"(lhs: {list(lhs.type.shape)} vs rhs: {list(rhs.type.shape)})")
+        if lhs_scale is not None:
+            a = self._mx_scale(a, lhs_scale, comp, 1)
+        if rhs_scale is not None:
+            b = self._mx_scale(b, rhs_scale, comp, 0)
+        return self.dot(a, b, acc, "ieee", None, tl.float32)
+
+    def topk(self, x: tl.tensor, k: int) -> tl.tensor:
+        """The k largest values of the last dimension, largest first (torch.topk's values):
+        sort descending, then keep the first k. The slice is taken without arithmetic (the
+        dimension viewed as m axes of size 2 before the k kept ones, each split and its first
+        half kept), so the dtype and every bit of the values are kept."""
+        shape = list(x.type.shape)
+        n = shape[-1]
+        if k <= 0 or k & (k - 1) or k > n:
+            raise ValueError(f"topk: k must be a power of two no larger than the sorted "
+                             f"dimension ({n}), got {k}")
+        y = self.sort(x, True)
+        if k == n:
+            return y
+        pre = shape[:-1]
+        p = len(pre)
+        m = int(math.log2(n // k))
+        y = self.reshape(y, pre + [2] * m + [k], False)
+        for _ in range(m):
+            rank = len(y.type.shape)
+            perm = [i for i in range(rank) if i != p] + [p]
+            # moving axis p last keeps the others in order, so the first half is in place
+            y, _ = self.split(self.permute(y, perm))
+        return y
 
     def sort(self, x: tl.tensor, descending: bool) -> tl.tensor:
         """Bitonic sort of the last dimension. The dimension (n = 2**k) is viewed as k axes of

@@ -56,6 +56,19 @@ def sort(x, dim=None, descending=core.constexpr(False), _semantic=None):
     return _semantic.sort(x, bool(_unwrap_if_constexpr(descending)))
 
 
+@core._tensor_member_fn
+@builtin
+def topk(x, k, dim=None, _semantic=None):
+    """The `k` largest values along the last dimension, largest first, as torch.topk's values;
+    `k` and the dimension are powers of two."""
+    x = _semantic.to_tensor(x)
+    dim = _unwrap_if_constexpr(dim)
+    rank = len(x.shape)
+    if dim is not None and core._wrap_axis(dim, rank) != rank - 1:
+        raise ValueError("only the last dimension is supported by topk")
+    return _semantic.topk(x, int(_unwrap_if_constexpr(k)))
+
+
 # Tensor methods that are @jit functions (x.sigmoid(), x.softmax()); the frontend binds them.
 JIT_MEMBERS = {"sigmoid": sigmoid, "softmax": softmax}
 core._install_tensor_members()

@@ -186,7 +186,8 @@ def compile_cached(jit_fn, spec, options, key: str, material: dict):
             try:
                 # The frontend is skipped; the backend stages rerun from the stored TTIR.
                 module = cpu.core().parse_ttir(entry["asm"][LOCATED_TTIR], f"{name}.ttir")
-                return cc.backend_stages(module, name, key, options, spec.param_types)
+                return cc.named_by_repr(
+                    cc.backend_stages(module, name, key, options, spec.param_types), jit_fn, spec)
             except Exception:  # an entry we cannot load is a miss, never an error
                 pass
     kernel = cc.compile_kernel(jit_fn, spec, options, key=key)

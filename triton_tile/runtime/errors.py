@@ -33,8 +33,15 @@ class AutotunerError(TritonError):
     """The autotuner was misconfigured (no config left after pruning, conflicting keys)."""
 
 
+class LaunchOptionError(ValueError, AssertionError):
+    """A launch option out of its range (num_warps not a power of 2, ...): a ValueError, as
+    triton_tile documents, and an AssertionError, what Triton raises for the same options."""
+
+
 class InterpreterError(TritonError):
-    """Kept for API compatibility with `triton.InterpreterError`; triton_tile has no interpreter."""
+    """Triton's interpreter (TRITON_INTERPRET=1, the CPU) raises it for errors in kernels.
+    triton_tile has no interpreter, but its CompilationError derives from this, so code written
+    for the interpreter catches the same kernel errors here."""
 
 
 class TileFallbackError(TritonError, RuntimeError):

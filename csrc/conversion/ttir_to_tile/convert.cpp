@@ -18,7 +18,8 @@
 //   - 8/16-bit atomics Tile IR lacks are compare-and-swap loops on 32-bit words
 //     (convert_memory.cpp).
 // Known limits: see unsupported() calls: fp8 atomics, 16-bit float atomic max/min, i1 atomics,
-// tt.histogram and tt.gather over 2^20 compares.
+// tt.histogram and tt.gather over 2^20 compares, tensors of rank above 7 (Converter::op).
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <stdexcept>
@@ -208,11 +209,29 @@ void Converter::terminator(const Operation &t, Term term) {
   }
 }
 
+// Tile IR ops here are registered for tiles of rank 7 at most (cuda_tile.extract: the source
+// and one index per dimension in 8 operands). Triton's sort, topk and flip view a tile of N
+// elements as log2(N) dimensions of 2, so a kernel can pass that: it falls back, loudly.
+constexpr size_t kMaxTileRank = 7;
+
 void Converter::op(const Operation &o) {
   const std::string &n = o.name();
   auto it = handlers().find(n);
   if (it == handlers().end())
     throw Unsupported{"no Tile IR lowering for '" + n + "'"};
+  size_t rank = 0;
+  auto widen = [&rank](const Value *v) {
+    if (v->type.isTensor())
+      rank = std::max(rank, v->type.shape().size());
+  };
+  for (size_t i = 0; i < o.numOperands(); ++i)
+    widen(o.operand(i));
+  for (size_t i = 0; i < o.numResults(); ++i)
+    widen(o.result(i));
+  if (rank > kMaxTileRank)
+    throw Unsupported{"a tensor of rank " + std::to_string(rank) + " (sort, topk or flip of " +
+                      "a large tile views it as one dimension of 2 per bit); Tile IR tiles " +
+                      "here have rank 7 at most"};
   it->second(*this, o);
 }
 
