@@ -395,9 +395,9 @@ struct MapAux : Aux {
 
 void mapK(const Inst &I, Frame &F) {
   const MapAux &a = *static_cast<const MapAux *>(I.aux);
-  const size_t nin = a.inputs.size();
+  const size_t numInputs = a.inputs.size();
   for (int64_t e = 0; e < a.n; e += a.pack) {
-    for (size_t j = 0; j < nin; ++j)
+    for (size_t j = 0; j < numInputs; ++j)
       for (int64_t p = 0; p < a.pack; ++p)
         std::memcpy(F.R + a.args[j * a.pack + p], F.R + a.inputs[j].off + (e + p) * a.esIn[j],
                     static_cast<size_t>(a.esIn[j]));
