@@ -48,11 +48,7 @@ def swizzle2d(i, j, size_i, size_j, size_g):
 @builtin
 def sort(x, dim=None, descending=core.constexpr(False), _semantic=None):
     """Sort along the last dimension (a power of two) with a bitonic network."""
-    x = _semantic.to_tensor(x)
-    dim = _unwrap_if_constexpr(dim)
-    rank = len(x.shape)
-    if dim is not None and core._wrap_axis(dim, rank) != rank - 1:
-        raise ValueError("only sorting along the last dimension is supported")
+    x = _along_last_dim(x, dim, "sort", _semantic)
     return _semantic.sort(x, bool(_unwrap_if_constexpr(descending)))
 
 
@@ -61,12 +57,18 @@ def sort(x, dim=None, descending=core.constexpr(False), _semantic=None):
 def topk(x, k, dim=None, _semantic=None):
     """The `k` largest values along the last dimension, largest first, as torch.topk's values;
     `k` and the dimension are powers of two."""
-    x = _semantic.to_tensor(x)
+    x = _along_last_dim(x, dim, "topk", _semantic)
+    return _semantic.topk(x, int(_unwrap_if_constexpr(k)))
+
+
+def _along_last_dim(x, dim, what: str, semantic):
+    """`x` as a tensor, after checking that `dim` (None: the last) is its last dimension."""
+    x = semantic.to_tensor(x)
     dim = _unwrap_if_constexpr(dim)
     rank = len(x.shape)
     if dim is not None and core._wrap_axis(dim, rank) != rank - 1:
-        raise ValueError("only the last dimension is supported by topk")
-    return _semantic.topk(x, int(_unwrap_if_constexpr(k)))
+        raise ValueError(f"only the last dimension is supported by {what}")
+    return x
 
 
 # Tensor methods that are @jit functions (x.sigmoid(), x.softmax()); the frontend binds them.
