@@ -116,6 +116,10 @@ def _wheel_tileiras() -> Optional[str]:
     return None
 
 
+# Where tileiras looks for ptxas and libnvvm before its own folder.
+CUDA_ROOTS = ("CUDA_HOME", "CUDA_PATH", "CUDA_ROOT")
+
+
 @dataclasses.dataclass(frozen=True)
 class Toolchain:
     """The files one tileiras runs: its root, ptxas and libnvvm (None where missing)."""
@@ -127,8 +131,7 @@ class Toolchain:
 
     def env(self) -> Dict[str, str]:
         """The environment tileiras runs in: the caller's, with the CUDA roots set to ours."""
-        return knobs.child_environment(CUDA_HOME=self.root, CUDA_PATH=self.root,
-                                       CUDA_ROOT=self.root)
+        return knobs.child_environment(**{name: self.root for name in CUDA_ROOTS})
 
     def describe(self) -> str:
         return (f"tileiras {self.tileiras}, ptxas {self.ptxas or '(missing)'}, "
@@ -195,8 +198,7 @@ def _version(path: str) -> Tuple[str, str]:
         if run.returncode != 0 or not version:
             raise TileirasError(f"{path} --version failed:\n{run.stderr.strip()}",
                                 stderr=run.stderr, returncode=run.returncode)
-        m = re.search(r"V(\d+\.\d+\.\d+)", version)
-        _versions[path] = (version, m.group(1) if m else version.splitlines()[0])
+        _versions[path] = (version, short_version(version))
     return _versions[path]
 
 
@@ -306,7 +308,7 @@ def _run_tileiras(tool: str, bytecode: bytes, arch: str, opt_level: int, timeout
         f.write(bytecode)
     cmd = [tool, "--gpu-name", arch, f"-O{opt_level}", src, "-o", out]
     tools = toolchain(tool)
-    repro = shlex.join(["env", f"CUDA_HOME={tools.root}", *cmd])
+    repro = shlex.join(["env", *(f"{name}={tools.root}" for name in CUDA_ROOTS), *cmd])
     try:
         run = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
                              env=tools.env())
