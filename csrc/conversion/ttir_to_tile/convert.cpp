@@ -347,6 +347,30 @@ void Converter::clampf(const Operation &o) {
   bind(o, make1("minf", {lo, get(o.operand(2))}, t, nan));
 }
 
+// Integer division by zero is undefined behaviour in Tile IR, and tileiras uses it: a lane whose
+// divisor may be 0 is assumed not to exist. A masked load pads its off lanes with 0, so from
+// `x // tl.load(Y + offs, mask=m)` tileiras concluded that every lane is in bounds, dropped the
+// masks of the loads and stores around it and wrote past the end of the output (H100: the 64
+// elements after a 300-element int64 array were overwritten). In Triton a masked-off lane's
+// quotient is junk that nothing reads, never a licence to drop masks, so the divisor is made
+// nonzero first: `y == 0 ? 1 : y`. A constant divisor that is not 0 needs no guard.
+void Converter::intDivRem(const Operation &o, const char *name, int signedness) {
+  Value *x = get(o.operand(0)), *y = get(o.operand(1));
+  const Operation *def = o.operand(1)->def;
+  bool nonzeroConst = def && def->name() == "arith.constant" && def->hasAttr("value") &&
+                      (def->attr("value").kind() == Attribute::Kind::Int ||
+                       def->attr("value").kind() == Attribute::Kind::Dense) &&
+                      def->attr("value").getInt() != 0;
+  Type t = o.result(0)->type;
+  if (!nonzeroConst) {
+    Value *zero = make1("cmpi", {y, constInt(0, y->type)}, y->type.withElement(i1()),
+                        {{"comparison_predicate", i32Attr(tile::kEq)},
+                         {"signedness", i32Attr(tile::kSigned)}});
+    y = make1("select", {zero, constInt(1, y->type), y}, y->type);
+  }
+  bind(o, make1(name, {x, y}, t, {{"signedness", i32Attr(signedness)}}));
+}
+
 const std::unordered_map<std::string, Converter::Handler> &Converter::handlers() {
   using C = Converter;
   using O = const Operation &;
@@ -384,10 +408,13 @@ const std::unordered_map<std::string, Converter::Handler> &Converter::handlers()
                    {"arith.negf", "negf"},
                    {"arith.remf", "remf"}})
       same(p.first, p.second);
-    signedOp("arith.divsi", "divi", tile::kSigned);
-    signedOp("arith.divui", "divi", tile::kUnsigned);
-    signedOp("arith.remsi", "remi", tile::kSigned);
-    signedOp("arith.remui", "remi", tile::kUnsigned);
+    auto divOp = [&](const char *from, const char *to, int s) {
+      t[from] = [to, s](C &c, O o) { c.intDivRem(o, to, s); };
+    };
+    divOp("arith.divsi", "divi", tile::kSigned);
+    divOp("arith.divui", "divi", tile::kUnsigned);
+    divOp("arith.remsi", "remi", tile::kSigned);
+    divOp("arith.remui", "remi", tile::kUnsigned);
     signedOp("arith.maxsi", "maxi", tile::kSigned);
     signedOp("arith.minsi", "mini", tile::kSigned);
     signedOp("arith.maxui", "maxi", tile::kUnsigned);

@@ -139,6 +139,9 @@ private:
 
   void cmpi(const Operation &o);
 
+  // divi/remi with a divisor that cannot be 0 (see the definition for why).
+  void intDivRem(const Operation &o, const char *name, int signedness);
+
   void cmpf(const Operation &o);
 
   void select(const Operation &o) {
