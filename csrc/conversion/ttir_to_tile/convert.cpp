@@ -363,9 +363,9 @@ void Converter::intDivRem(const Operation &o, const char *name, int signedness) 
                       def->attr("value").getInt() != 0;
   Type t = o.result(0)->type;
   if (!nonzeroConst) {
-    Value *zero = make1("cmpi", {y, constInt(0, y->type)}, y->type.withElement(i1()),
-                        {{"comparison_predicate", i32Attr(tile::kEq)},
-                         {"signedness", i32Attr(tile::kSigned)}});
+    Value *zero = make1(
+        "cmpi", {y, constInt(0, y->type)}, y->type.withElement(i1()),
+        {{"comparison_predicate", i32Attr(tile::kEq)}, {"signedness", i32Attr(tile::kSigned)}});
     y = make1("select", {zero, constInt(1, y->type), y}, y->type);
   }
   bind(o, make1(name, {x, y}, t, {{"signedness", i32Attr(signedness)}}));
