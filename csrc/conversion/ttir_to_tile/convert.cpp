@@ -132,7 +132,8 @@ Attribute Converter::entryHints(const Operation &func) {
   return Attribute::dict({{kHintKey, Attribute::dict(inner)}});
 }
 
-Attrs Converter::memoryAttrs(std::vector<int64_t> segments, int ordering, int scope, bool view) {
+Attrs Converter::memoryAttrs(std::vector<int64_t> segments, int ordering, int scope, bool view,
+                             bool noTma) {
   Attrs a = {{"memory_ordering_semantics", i32Attr(ordering)},
              {"operandSegmentSizes", Attribute::i32Array(std::move(segments))}};
   if (scope >= 0)
@@ -142,7 +143,7 @@ Attrs Converter::memoryAttrs(std::vector<int64_t> segments, int ordering, int sc
   std::vector<std::pair<std::string, Attribute>> hints;
   if (opts_.numStages > 0 && scope < 0)
     hints.emplace_back("latency", i32Attr(std::min(opts_.numStages, 10)));
-  if (view && !opts_.allowTma)
+  if (view && (!opts_.allowTma || noTma))
     hints.emplace_back("allow_tma", Attribute::boolean(false));
   if (!hints.empty())
     a.emplace_back("optimization_hints", Attribute::dict({{kHintKey, Attribute::dict(hints)}}));
