@@ -770,3 +770,65 @@ def test_descriptor_fallback_gathers_in_chunks_of_rows():
                      r"tile<64x32xf32>", out)
     assert re.search(r"extract %[\w#]+\[%\w+, %c0_i32\w*\] : tile<64x32xf32> -> "
                      r"tile<32x32xf32>", out)
+
+
+DIV_BODY = """
+    %c0 = arith.constant dense<0> : tensor<64xi32>
+    %c7 = arith.constant dense<7> : tensor<64xi32>
+    %0 = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
+    %1 = tt.splat %arg2 : i32 -> tensor<64xi32>
+    %2 = arith.cmpi slt, %0, %1 : tensor<64xi32>
+    %3 = tt.splat %arg0 : !tt.ptr<i32> -> tensor<64x!tt.ptr<i32>>
+    %4 = tt.addptr %3, %0 : tensor<64x!tt.ptr<i32>>, tensor<64xi32>
+    %5 = tt.load %4, %2 : tensor<64x!tt.ptr<i32>>
+    %6 = arith.{op} %0, %5 : tensor<64xi32>
+    %7 = arith.{op} %6, %c7 : tensor<64xi32>
+    %8 = tt.splat %arg1 : !tt.ptr<i32> -> tensor<64x!tt.ptr<i32>>
+    %9 = tt.addptr %8, %0 : tensor<64x!tt.ptr<i32>>, tensor<64xi32>
+    tt.store %9, %7, %2 : tensor<64x!tt.ptr<i32>>"""
+
+
+@pytest.mark.parametrize("op, tile_op", [("divsi", "divi"), ("divui", "divi"),
+                                         ("remsi", "remi"), ("remui", "remi")])
+def test_integer_division_by_a_loaded_value_never_divides_by_zero(op, tile_op):
+    """tileiras takes divi/remi by 0 as UB: with a masked load's zero padding as divisor it
+    dropped the masks around the division (H100). A divisor that may be 0 becomes
+    `y == 0 ? 1 : y`; a nonzero constant one stays as it is."""
+    args = "%arg0: !tt.ptr<i32>, %arg1: !tt.ptr<i32>, %arg2: i32"
+    r, out = convert(kernel(DIV_BODY.replace("{op}", op), args), "k")
+    assert r.unsupported == []
+    v = r"%[\w#]+"
+    ops = re.findall(rf"= {tile_op} ({v}), ({v})", out)
+    assert len(ops) == 2
+    guard = re.search(rf"{ops[0][1]} = select ({v}), {v}, ({v})", out)
+    assert guard
+    # the select picks 1 where the loaded divisor equals 0
+    assert re.search(rf"{guard.group(1)} = cmpi equal {guard.group(2)}, {v}", out)
+    assert out.count("= select") == 1  # the constant divisor 7 needs no guard
+
+
+LATE_VIEW_BODY = """
+    %0 = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
+    %1 = tt.splat %arg0 : !tt.ptr<f32> -> tensor<64x!tt.ptr<f32>>
+    %2 = tt.addptr %1, %0 : tensor<64x!tt.ptr<f32>>, tensor<64xi32>
+    %3 = tt.load %2 : tensor<64x!tt.ptr<f32>>
+    %c64 = arith.constant dense<64> : tensor<64xi32>
+    %4 = arith.addi %0, %c64 : tensor<64xi32>
+    %5 = tt.addptr %1, %4 : tensor<64x!tt.ptr<f32>>, tensor<64xi32>
+    %6 = tt.load %5 : tensor<64x!tt.ptr<f32>>
+    %7 = arith.addf %3, %6 : tensor<64xf32>
+    %8 = tt.splat %arg1 : !tt.ptr<f32> -> tensor<64x!tt.ptr<f32>>
+    %9 = tt.addptr %8, %0 : tensor<64x!tt.ptr<f32>>, tensor<64xi32>
+    tt.store %9, %7 : tensor<64x!tt.ptr<f32>>"""
+
+
+@pytest.mark.parametrize("rule, off", [(0, 0), (1, 1), (2, 0), (3, 1)])
+def test_tma_off_for_a_second_view_of_one_argument_when_asked(rule, off):
+    """TRITON_TILE_TMA_LATE_VIEWS (no_tma_late_views bit 1): the second view of %arg0 says
+    allow_tma=false, the first and the view of %arg1 do not; bit 2 (views made in loops)
+    finds none here. Off by default."""
+    r, out = convert(kernel(LATE_VIEW_BODY), "k", no_tma_late_views=rule)
+    assert r.unsupported == []
+    assert out.count("make_tensor_view") == 3
+    assert out.count("allow_tma = false") == off
+    assert C.TileOptions().no_tma_late_views == 0

@@ -33,13 +33,13 @@ struct TileOptions {
   // TRITON_TILE_RAISE_VIEWS=all).
   bool loopVectorViews = false;
   bool allowTma = true; // false (TRITON_TILE_ALLOW_TMA=0): view accesses say allow_tma=false
-  // Views that get allow_tma=false although TMA is allowed (TRITON_TILE_TMA_LATE_VIEWS), bits:
-  // 1 = a view of a pointer argument that already has one, 2 = a view made inside a loop.
-  // tileiras 13.4 builds the tensor maps of such views mid-kernel into one global slot per
-  // block; on an H100 with driver 580 a persistent matmul hung and a kernel with several views
-  // of one argument faulted there, and both ran with TMA off (see partitionView).
+  // Views that get allow_tma=false although TMA is allowed (TRITON_TILE_TMA_LATE_VIEWS, an
+  // experiment, off by default), bits: 1 = a view of a pointer argument that already has one,
+  // 2 = a view made inside a loop. tileiras 13.4 builds the tensor maps of such views
+  // mid-kernel into a per-block global slot; on an H100 (driver 580) a persistent matmul with
+  // device-made descriptors hung there with TMA and ran without it.
   int noTmaLateViews = 0;
-  int workerWarps = 0;  // num_worker_warps_per_cta entry hint when > 0 (4 or 8)
+  int workerWarps = 0; // num_worker_warps_per_cta entry hint when > 0 (4 or 8)
   // Only for kernels with reductions or with a dot inside a loop inside a loop (persistent
   // matmuls); measured on an H200, see docs/gpu_perf_notes.md.
   bool workerWarpsAuto = false;
