@@ -45,11 +45,6 @@ ALLOWED_CYCLES: List[Set[str]] = [
      "compiler.frontend", "language", "language.extra", "language.extra.cuda",
      "language.extra.libdevice", "language.random", "language.standard", "runtime",
      "runtime.autotuner", "runtime.cache", "runtime.jit", "tools.classify"},
-    # semantic.py builds core.py's tensors; core.py's descriptor type asks it for its IR type.
-    {"language.core", "language.semantic"},
-    # The specializer reads descriptors through tensor_descriptor.py, which uses its dtype
-    # tables.
-    {"runtime.specialize", "tools.tensor_descriptor"},
 ]
 
 Edge = Tuple[str, str]

@@ -889,6 +889,29 @@ class slice:
     """Placeholder kept for API compatibility; the frontend uses Python slices."""
 
 
+_TENSORDESC_TYPES: dict = {}
+
+
+def _tensordesc_ir_type(block_ir):
+    """`!tt.tensordesc<tensor<...>>` for a block tensor type. Types are interned in the core,
+    so a type read from parsed text is the same object the builder would make."""
+    from .. import _core
+
+    make = getattr(_core, "tensordesc_type", None)
+    if make is not None:
+        return make(block_ir)
+    key = str(block_ir)
+    ty = _TENSORDESC_TYPES.get(key)
+    if ty is None:
+        text = ("module {\n  tt.func private @d(%arg0: !tt.tensordesc<" + key + ">) {\n"
+                "    tt.return\n  }\n}\n")
+        module = _core.parse_ttir(text, "<tensordesc>")  # keep it alive while reading
+        ty = module.funcs[0].region(0).blocks[0].arg(0).type
+        del module
+        _TENSORDESC_TYPES[key] = ty
+    return ty
+
+
 class tensor_descriptor_type(base_type):
     """The type of a tensor descriptor: the block it moves (`block_type`) and the padding that
     out-of-bounds lanes read ("zero" or "nan", fixed at compile time). IR:
@@ -906,8 +929,7 @@ class tensor_descriptor_type(base_type):
         return self.block_type.element_ty
 
     def to_ir(self, builder=None):
-        from .semantic import tensordesc_ir_type
-        return tensordesc_ir_type(self.block_type.to_ir())
+        return _tensordesc_ir_type(self.block_type.to_ir())
 
     def __eq__(self, other):
         return (isinstance(other, tensor_descriptor_type) and self.block_type == other.block_type

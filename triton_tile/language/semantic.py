@@ -66,27 +66,6 @@ def _is_block_ptr(x) -> bool:
     return isinstance(t, tl.pointer_type) and isinstance(t.element_ty, tl.block_type)
 
 
-_TENSORDESC_TYPES: dict = {}
-
-
-def tensordesc_ir_type(block_ir):
-    """`!tt.tensordesc<tensor<...>>` for a block tensor type. Types are interned in the core,
-    so a type read from parsed text is the same object the builder would make."""
-    make = getattr(_core, "tensordesc_type", None)
-    if make is not None:
-        return make(block_ir)
-    key = str(block_ir)
-    ty = _TENSORDESC_TYPES.get(key)
-    if ty is None:
-        text = ("module {\n  tt.func private @d(%arg0: !tt.tensordesc<" + key + ">) {\n"
-                "    tt.return\n  }\n}\n")
-        module = _core.parse_ttir(text, "<tensordesc>")  # keep it alive while reading
-        ty = module.funcs[0].region(0).blocks[0].arg(0).type
-        del module
-        _TENSORDESC_TYPES[key] = ty
-    return ty
-
-
 def _literal_dtype(x):
     """The type a Python number gets as a kernel value (reference §1.7 literal typing)."""
     if isinstance(x, bool):

@@ -14,6 +14,13 @@ from typing import Any, NamedTuple, Optional, Tuple
 
 import numpy as np
 
+from ..tools import tensor_descriptor as td
+from .dtypes import ELEM_BYTES as _ELEM_BYTES
+from .dtypes import FLOAT_NAMES as _FLOAT_NAMES
+from .dtypes import (
+    dtype_name,
+    element_bytes,  # noqa: F401 (re-exported)
+)
 from .tensors import MockTensor, TensorWrapper
 
 CONSTEXPR = object()  # runtime value of an argument that became a compile-time constant
@@ -22,32 +29,9 @@ _I32_MIN, _I32_MAX = -(2**31), 2**31
 _I64_MIN, _I64_MAX = -(2**63), 2**63
 _U64_MAX = 2**64
 
-# Canonical Triton names, keyed by the last component of `str(dtype)` (numpy, torch and
-# ml_dtypes spell them alike; tl dtypes already print canonically).
-_CANONICAL = {
-    "bool": "u1", "int1": "u1", "uint1": "u1", "u1": "u1", "i1": "u1",
-    "float8_e4m3fn": "fp8e4nv", "float8_e5m2": "fp8e5",
-    "float8_e4m3fnuz": "fp8e4b8", "float8_e5m2fnuz": "fp8e5b16",
-    "float8e4nv": "fp8e4nv", "float8e5": "fp8e5", "float8e4b8": "fp8e4b8",
-    "float8e5b16": "fp8e5b16", "float8e4b15": "fp8e4b15",
-    "bfloat16": "bf16", "float16": "fp16", "half": "fp16", "float32": "fp32",
-    "float": "fp32", "float64": "fp64", "double": "fp64",
-    "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
-    "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64",
-}
-_TRITON_NAMES = {
-    "u1", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "fp16", "bf16", "fp32", "fp64",
-    "fp8e4nv", "fp8e5", "fp8e4b8", "fp8e5b16", "fp8e4b15",
-}
-_ELEM_BYTES = {
-    "u1": 1, "i8": 1, "u8": 1, "i16": 2, "u16": 2, "fp16": 2, "bf16": 2, "i32": 4, "u32": 4,
-    "fp32": 4, "i64": 8, "u64": 8, "fp64": 8, "fp8e4nv": 1, "fp8e5": 1, "fp8e4b8": 1,
-    "fp8e5b16": 1, "fp8e4b15": 1,
-}
-_FLOAT_NAMES = {"fp16", "bf16", "fp32", "fp64"}
-
-
-_DTYPE_NAMES: dict = {}  # dtype object -> canonical name; str(dtype) is slow for numpy
+# dtype object -> canonical name: str(dtype) is slow for numpy. The C++ launch specializer
+# reads this dict too (on this module, so tests can replace it).
+_DTYPE_NAMES: dict = {}
 
 
 def canonical_dtype(dtype) -> Optional[str]:
@@ -56,8 +40,7 @@ def canonical_dtype(dtype) -> Optional[str]:
         return _DTYPE_NAMES[dtype]
     except (KeyError, TypeError):
         pass
-    name = str(dtype).split(".")[-1]
-    result = name if name in _TRITON_NAMES else _CANONICAL.get(name)
+    result = dtype_name(dtype)
     try:
         _DTYPE_NAMES[dtype] = result
     except TypeError:
@@ -65,8 +48,6 @@ def canonical_dtype(dtype) -> Optional[str]:
     return result
 
 
-def element_bytes(type_name: str) -> int:
-    return _ELEM_BYTES[type_name]
 
 
 class HostBuffer(NamedTuple):
@@ -306,8 +287,6 @@ def _specialize_descriptor(desc, warmup: bool):
     """A host TensorDescriptor: its type string carries dtype, block shape and padding (so they
     are specialized); it reaches the executor as base, shape..., strides... (tools/
     tensor_descriptor.py and docs/internals.md)."""
-    from ..tools import tensor_descriptor as td
-
     if not td.is_tensor_descriptor(desc):
         raise ArgError(TypeError, f"is a {type(desc).__module__}.TensorDescriptor; pass "
                                   "triton_tile.tools.tensor_descriptor.TensorDescriptor")
@@ -315,8 +294,6 @@ def _specialize_descriptor(desc, warmup: bool):
 
 
 def _descriptor_runtime(desc, warmup: bool) -> tuple:
-    from ..tools import tensor_descriptor as td
-
     base, *ints = td.runtime_values(desc)
     _, buf = array_dtype_and_buffer(base, warmup)
     return (buf,) + tuple(_int_runtime(int(v)) for v in ints)

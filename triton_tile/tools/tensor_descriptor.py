@@ -29,7 +29,8 @@ from typing import Any, List
 
 import numpy as np
 
-from ..runtime.specialize import canonical_dtype, element_bytes
+from ..runtime.dtypes import dtype_name as canonical_dtype
+from ..runtime.dtypes import element_bytes
 
 __all__ = ["TensorDescriptor", "signature_string", "runtime_values", "is_tensor_descriptor"]
 
