@@ -1,0 +1,153 @@
+"""`python -m triton_tile.tools.opt`: run named passes over a TTIR file and print the result,
+as MLIR's `mlir-opt` does; optionally convert to Tile IR.
+
+    python -m triton_tile.tools.opt kernel.ttir --passes canonicalize,cse
+    python -m triton_tile.tools.opt kernel.ttir --passes ttir --convert-to-tile
+    python -m triton_tile.tools.opt kernel.ttir --convert-to-tile --tile-option occupancy=4
+
+- `FILE`: TTIR text as Triton prints it (`kernel.asm["ttir"]`, `TRITON_TILE_DUMP`), `-` for
+  standard input.
+- `--passes a,b,...`: TTIR passes in order (csrc/passes/, registered in pipeline.cpp), or a
+  pipeline's name: `ttir` (what every compile runs after the frontend), `tile` (before the
+  conversion), `ptx` (before the TTIR executor). The module is verified after each pass.
+- `--convert-to-tile[=KERNEL]`: convert the public function KERNEL (default: the only public
+  one) to Tile IR and print that instead. Ops without a Tile IR form are listed on standard
+  error with their source locations, exit status 1, as the JIT's fallback reports them.
+- `--tile-option NAME=VALUE` (repeatable): a field of the conversion's options
+  (`_core.TileOptions`: occupancy, num_ctas, num_stages, arch, raise_views, index_views,
+  allow_tma, no_tma_late_views, worker_warps, guard_views, version_loops, ...); ints and
+  `true`/`false` are parsed, anything else stays a string. Defaults are the struct's, not the
+  environment's: what a golden test pins does not depend on the shell it runs in.
+- `--bytecode`: with `--convert-to-tile`, print the bytecode's dump (`_core.bytecode_dump`)
+  instead of the Tile IR text.
+
+Exit status: 0, 1 for an unsupported conversion, 2 for bad input (unparsable text, an unknown
+pass or option: the message names it). Golden tests (tests/golden/) run it through `run()`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import List, Optional, TextIO
+
+from .. import _core
+
+# Named pipelines: the same lists the compiler runs (compiler/compiler.py, tile_stage.py).
+PIPELINES = {
+    "ttir": ["inline", "canonicalize", "cse", "dce"],
+    "tile": ["expand-block-pointer-loops", "scalarize-loop-pointers", "canonicalize", "cse",
+             "dce"],
+    "ptx": ["expand-block-pointer-loops", "lower-block-pointers", "canonicalize", "cse", "dce"],
+}
+
+
+class OptError(Exception):
+    """Bad input: the message says what and where; exit status 2."""
+
+
+def _passes(spec: Optional[str]) -> List[str]:
+    out: List[str] = []
+    for name in filter(None, (spec or "").split(",")):
+        out.extend(PIPELINES.get(name.strip(), [name.strip()]))
+    return out
+
+
+def _option_value(text: str):
+    low = text.lower()
+    if low in ("true", "false"):
+        return low == "true"
+    try:
+        return int(text, 0)
+    except ValueError:
+        return text
+
+
+def tile_options(pairs: List[str]):
+    o = _core.TileOptions()
+    for pair in pairs:
+        name, eq, value = pair.partition("=")
+        if not eq or not hasattr(o, name):
+            raise OptError(f"--tile-option {pair!r}: expected NAME=VALUE with NAME a field of "
+                           f"TileOptions ({', '.join(n for n in dir(o) if not n[0] == '_')})")
+        try:
+            setattr(o, name, _option_value(value))
+        except TypeError:
+            want = type(getattr(o, name)).__name__
+            raise OptError(f"--tile-option {pair!r}: {name} takes a {want}") from None
+    return o
+
+
+def _kernel_name(module, wanted: Optional[str]) -> str:
+    names = [f.attr("sym_name") for f in module.funcs]
+    if wanted:
+        if wanted not in names:
+            raise OptError(f"--convert-to-tile={wanted}: no function of that name "
+                           f"(the module has {', '.join(names) or 'none'})")
+        return wanted
+    public = [f.attr("sym_name") for f in module.funcs if f.attr("sym_visibility") != "private"]
+    if len(public) != 1:
+        raise OptError(f"--convert-to-tile: name the kernel, the module has {len(public)} "
+                       f"public functions ({', '.join(public)})")
+    return public[0]
+
+
+def run(text: str, path: str = "<stdin>", passes: Optional[str] = None,
+        convert: Optional[str] = None, options: Optional[List[str]] = None,
+        bytecode: bool = False, err: Optional[TextIO] = None) -> tuple:
+    """(exit status, printed text) for one invocation; raises OptError on bad input.
+    Unsupported ops are listed on `err` (default: the standard error of the moment)."""
+    err = err or sys.stderr
+    try:
+        module = _core.parse_ttir(text, path)
+    except Exception as e:  # the parser's error names file:line:col
+        raise OptError(str(e)) from None
+    try:
+        _core.run_passes(module, _passes(passes))
+    except Exception as e:
+        raise OptError(str(e)) from None
+    if convert is None:
+        return 0, module.str()
+    name = _kernel_name(module, convert or None)
+    result = _core.convert_to_tile(module, name, tile_options(options or []))
+    if result.unsupported:
+        for op, loc, why in result.unsupported:
+            print(f"{loc}: '{op}': {why}", file=err)
+        return 1, ""
+    tile = result.take_module()
+    if bytecode:
+        return 0, _core.bytecode_dump(_core.tile_to_bytecode(tile))
+    return 0, _core.print_tile(tile)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m triton_tile.tools.opt",
+                                 description="Run TTIR passes; optionally convert to Tile IR.")
+    ap.add_argument("file", help="a .ttir file, or - for standard input")
+    ap.add_argument("--passes", help="comma-separated pass or pipeline names")
+    ap.add_argument("--convert-to-tile", nargs="?", const="", default=None, metavar="KERNEL")
+    ap.add_argument("--tile-option", action="append", default=[], metavar="NAME=VALUE")
+    ap.add_argument("--bytecode", action="store_true")
+    args = ap.parse_args(argv)
+    try:
+        if args.file == "-":
+            text, path = sys.stdin.read(), "<stdin>"
+        else:
+            try:
+                with open(args.file) as f:
+                    text, path = f.read(), args.file
+            except OSError as e:
+                raise OptError(f"{args.file}: {e.strerror}") from None
+        if args.bytecode and args.convert_to_tile is None:
+            raise OptError("--bytecode needs --convert-to-tile")
+        status, out = run(text, path, args.passes, args.convert_to_tile, args.tile_option,
+                          args.bytecode)
+    except OptError as e:
+        print(f"opt: error: {e}", file=sys.stderr)
+        return 2
+    sys.stdout.write(out)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
