@@ -82,11 +82,13 @@ def test_cuda_arrays_without_a_gpu_are_a_clear_error():
         add_kernel[(1,)](a, a, a, 1000, BLOCK=1024)
 
 
-def test_arrays_on_two_devices_are_a_type_error():
+@pytest.mark.parametrize("error", [ValueError, TypeError])
+def test_arrays_on_two_devices_are_an_error_naming_both(error):
+    """A ValueError (issue 16 asks for it) that is still the TypeError it was."""
     a, b = FakeCudaArray(), FakeCudaArray()
     b.device = type("Dev", (), {"id": 1})()
-    with pytest.raises(TypeError, match=r"add_kernel: argument 'y_ptr' is on CUDA device 1 but "
-                                        r"argument 'x_ptr' is on CUDA device 0"):
+    with pytest.raises(error, match=r"add_kernel: argument 'y_ptr' is on CUDA device 1 but "
+                                    r"argument 'x_ptr' is on CUDA device 0"):
         add_kernel[(1,)](a, b, a, 1000, BLOCK=1024)
 
 
@@ -121,6 +123,29 @@ def test_ahead_of_time_compile_then_a_gpu_machine_without_tileiras_hits(monkeypa
     k2 = add_kernel.warmup(*a, 1000, BLOCK=1024, grid=(1,))
     assert isinstance(k2, tile_gpu.TileGPUKernel) and k2.asm["cubin"] == cubin
     assert k2.hash == k.hash and k2.tileiras_version == version
+
+
+def test_each_device_compiles_for_its_own_arch_under_its_own_key(monkeypatch, cache_dir):
+    """Two GPUs of different archs in one process (issue 16, what one machine can check): the
+    same specialization on each device's arrays compiles once per arch, under two cache keys,
+    and each kernel says its target."""
+    archs = {0: "sm_90", 1: "sm_100"}
+    monkeypatch.setattr(tile_gpu, "device_arch", lambda device: archs[device])
+    monkeypatch.delenv("TRITON_TILE_TARGET", raising=False)
+    monkeypatch.setenv("ENABLE_TILE", "1")
+    monkeypatch.setattr(tile_gpu, "installed_tileiras_version", lambda: "stand-in")
+    monkeypatch.setattr(tileiras, "compile",
+                        lambda bytecode, arch: b"\x7fELF for " + arch.encode())
+    on0 = three_arrays()
+    on1 = three_arrays()
+    for a in on1:
+        a.device = type("Dev", (), {"id": 1})()
+    k0 = add_kernel.warmup(*on0, 1000, BLOCK=1024, grid=(1,))
+    k1 = add_kernel.warmup(*on1, 1000, BLOCK=1024, grid=(1,))
+    assert (k0.metadata.target, k1.metadata.target) == ("sm_90", "sm_100")
+    assert k0.asm["cubin"].endswith(b"sm_90") and k1.asm["cubin"].endswith(b"sm_100")
+    assert k0.hash != k1.hash
+    assert add_kernel.warmup(*on0, 1000, BLOCK=1024, grid=(1,)) is k0  # each stays cached
 
 
 @requires_tileiras

@@ -29,6 +29,12 @@ class LaunchKeywordError(TypeError, KeyError):
     __str__ = TypeError.__str__  # not KeyError's, which quotes the message
 
 
+class DeviceMismatchError(TypeError, ValueError):
+    """A launch's arrays are on two devices (two GPUs, or host memory and a GPU): the message
+    names the kernel and both arguments. A ValueError, as the multi-GPU issue specifies, and a
+    TypeError, what triton_tile raised before."""
+
+
 class AutotunerError(TritonError):
     """The autotuner was misconfigured (no config left after pruning, conflicting keys)."""
 

@@ -21,6 +21,7 @@ from .dtypes import (
     dtype_name,
     element_bytes,  # noqa: F401 (re-exported)
 )
+from .errors import DeviceMismatchError
 from .tensors import MockTensor, TensorWrapper
 
 CONSTEXPR = object()  # runtime value of an argument that became a compile-time constant
@@ -593,7 +594,8 @@ def flatten_runtime(values) -> list:
 def launch_device(names, runtime, kernel: str) -> Optional[DeviceBuffer]:
     """Where a launch runs: None for host memory (the CPU executors), else the first CUDA
     buffer (its device and owner). The executor follows the data, so host and CUDA arrays,
-    or arrays on two GPUs, in one launch are a TypeError naming the kernel and arguments."""
+    or arrays on two GPUs, in one launch are a DeviceMismatchError (a TypeError and a
+    ValueError) naming the kernel and arguments."""
     host = dev = None  # (argument name, buffer) of the first of each
     for name, v in zip(names, runtime):
         t = type(v)
@@ -607,14 +609,16 @@ def launch_device(names, runtime, kernel: str) -> Optional[DeviceBuffer]:
                 host = host or (name, b)
             elif type(b) is DeviceBuffer:
                 if dev is not None and b.device != dev[1].device:
-                    raise TypeError(f"{kernel}: argument {name!r} is on CUDA device {b.device} "
-                                    f"but argument {dev[0]!r} is on CUDA device "
-                                    f"{dev[1].device}; pass all arrays on one device")
+                    raise DeviceMismatchError(
+                        f"{kernel}: argument {name!r} is on CUDA device {b.device} but "
+                        f"argument {dev[0]!r} is on CUDA device {dev[1].device}; pass all "
+                        "arrays on one device")
                 dev = dev or (name, b)
     if host is not None and dev is not None:
-        raise TypeError(f"{kernel}: argument {host[0]!r} is in host memory but argument "
-                        f"{dev[0]!r} is on CUDA device {dev[1].device}; the kernel runs where "
-                        "the data is, so pass all arrays on the GPU or all on the host")
+        raise DeviceMismatchError(
+            f"{kernel}: argument {host[0]!r} is in host memory but argument {dev[0]!r} is on "
+            f"CUDA device {dev[1].device}; the kernel runs where the data is, so pass all "
+            "arrays on the GPU or all on the host")
     return None if dev is None else dev[1]
 
 
