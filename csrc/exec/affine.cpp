@@ -148,8 +148,6 @@ public:
     };
     static const char *lazyOps[] = {"tt.make_range", "arith.addi",  "arith.subi",  "arith.muli",
                                     "arith.shli",    "arith.extsi", "arith.extui", "arith.trunci"};
-    static const char *orderPreds[] = {"slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"};
-    (void)orderPreds;
     for (const Operation *op : ops_) {
       if (op->numResults() != 1 || !rank1(op->result(0)))
         continue;

@@ -3,12 +3,15 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <iterator>
+
 #include "ir/builder.h"
 #include "ir/op_registry.h"
 #include "ir/printer.h"
 #include "ir/verifier.h"
 #include "passes/passes.h"
 #include "tt_source_hash.h" // generated: TT_SOURCE_HASH (cmake/source_hash.cmake)
+#include "ttir/enums.h"
 #include "ttir/parser.h"
 
 namespace py = pybind11;
@@ -246,6 +249,25 @@ PYBIND11_MODULE(_core, m) {
 
   m.def("run_passes", &runPasses, py::arg("module"), py::arg("passes"));
   m.def("parse_ttir", &parseTTIR, py::arg("text"), py::arg("file") = "<text>");
+  // The TTIR enums (ttir/enums.h) as {enum: {spelling: number}}: the frontend's one source.
+  m.def("ttir_enums", [] {
+    auto table = [](const auto &names) {
+      py::dict d;
+      for (size_t i = 0; i < std::size(names); ++i)
+        if (std::string(names[i]) != "?")
+          d[py::str(names[i])] = i;
+      return d;
+    };
+    py::dict out;
+    out["cmpi"] = table(ttir_enum::kCmpi);
+    out["cmpf"] = table(ttir_enum::kCmpf);
+    out["atomic_rmw"] = table(ttir_enum::kAtomicRmw);
+    out["mem_semantic"] = table(ttir_enum::kMemSemantic);
+    out["mem_sync_scope"] = table(ttir_enum::kMemSyncScope);
+    out["program_axis"] = table(ttir_enum::kProgramAxis);
+    out["input_precision"] = table(ttir_enum::kInputPrecision);
+    return out;
+  });
   m.def("registered", [](const std::string &n) { return lookupOp(n) != nullptr; });
 
   bindExec(m);

@@ -8,6 +8,7 @@
 #include "ir/op_registry.h"
 #include "ir/operation.h"
 #include "ir/printer.h"
+#include "ttir/enums.h"
 
 namespace tt {
 namespace {
@@ -127,19 +128,6 @@ Print printArrow(std::vector<std::string> inlineAttrs = {}) {
   };
 }
 
-const char *cmpiNames[] = {"eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"};
-const char *cmpfNames[] = {"false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord",
-                           "ueq",   "ugt", "uge", "ult", "ule", "une", "uno", "true"};
-const char *rmwNames[] = {"?",   "and", "or",   "xor",  "add", "fadd",
-                          "max", "min", "umax", "umin", "exch"};
-const char *semNames[] = {"?", "relaxed", "acquire", "release", "acq_rel"};
-const char *scopeNames[] = {"?", "gpu", "cta", "sys"};
-const char *axisNames[] = {"x", "y", "z"};
-
-template <size_t N> const char *enumName(const char *(&names)[N], int64_t v) {
-  return v >= 0 && static_cast<size_t>(v) < N ? names[v] : "?";
-}
-
 // ---- registration helpers ----
 
 void reg(const std::string &name, unsigned traits, Verify v, Print p = nullptr) {
@@ -167,7 +155,7 @@ void registerArith() {
              return p >= 0 && p <= 9 ? "" : "invalid predicate";
            }}),
       [](const Operation &op, Printer &p) {
-        p << "arith.cmpi " << enumName(cmpiNames, op.intAttr("predicate")) << ", "
+        p << "arith.cmpi " << ttir_enum::name(ttir_enum::kCmpi, op.intAttr("predicate")) << ", "
           << p.operandList(op.operands) << " : " << op.operand(0)->type.str();
       });
   reg("arith.cmpf", kPure,
@@ -177,7 +165,7 @@ void registerArith() {
              return p >= 0 && p <= 15 ? "" : "invalid predicate";
            }}),
       [](const Operation &op, Printer &p) {
-        p << "arith.cmpf " << enumName(cmpfNames, op.intAttr("predicate")) << ", "
+        p << "arith.cmpf " << ttir_enum::name(ttir_enum::kCmpf, op.intAttr("predicate")) << ", "
           << p.operandList(op.operands) << " : " << op.operand(0)->type.str();
       });
   reg("arith.select", kPure,
@@ -267,12 +255,12 @@ Verify shapeOp(size_t nOperands) { return counts(nOperands, nOperands, 1); }
 
 void registerShapes() {
   reg("tt.get_program_id", kPure, counts(0, 0, 1), [](const Operation &op, Printer &p) {
-    p << "tt.get_program_id " << enumName(axisNames, op.intAttr("axis")) << " : "
-      << op.result(0)->type.str();
+    p << "tt.get_program_id " << ttir_enum::name(ttir_enum::kProgramAxis, op.intAttr("axis"))
+      << " : " << op.result(0)->type.str();
   });
   reg("tt.get_num_programs", kPure, counts(0, 0, 1), [](const Operation &op, Printer &p) {
-    p << "tt.get_num_programs " << enumName(axisNames, op.intAttr("axis")) << " : "
-      << op.result(0)->type.str();
+    p << "tt.get_num_programs " << ttir_enum::name(ttir_enum::kProgramAxis, op.intAttr("axis"))
+      << " : " << op.result(0)->type.str();
   });
   reg("tt.make_range", kPure,
       all({counts(0, 0, 1),
@@ -442,10 +430,11 @@ void registerMemory() {
              return pointerTensorCheck(op.operand(0)->type, op.operand(1)->type);
            }}),
       [](const Operation &op, Printer &p) {
-        p << "tt.atomic_rmw " << enumName(rmwNames, op.intAttr("atomic_rmw_op")) << ", "
-          << enumName(semNames, op.intAttr("sem")) << ", "
-          << enumName(scopeNames, op.intAttr("scope")) << ", " << p.operandList(op.operands)
-          << " : (" << p.typeList(op.operands) << ") -> " << op.result(0)->type.str();
+        p << "tt.atomic_rmw " << ttir_enum::name(ttir_enum::kAtomicRmw, op.intAttr("atomic_rmw_op"))
+          << ", " << ttir_enum::name(ttir_enum::kMemSemantic, op.intAttr("sem")) << ", "
+          << ttir_enum::name(ttir_enum::kMemSyncScope, op.intAttr("scope")) << ", "
+          << p.operandList(op.operands) << " : (" << p.typeList(op.operands) << ") -> "
+          << op.result(0)->type.str();
       });
   reg("tt.atomic_cas", 0,
       all({counts(3, 3, 1),
@@ -453,9 +442,10 @@ void registerMemory() {
              return pointerTensorCheck(op.operand(0)->type, op.operand(2)->type);
            }}),
       [](const Operation &op, Printer &p) {
-        p << "tt.atomic_cas " << enumName(semNames, op.intAttr("sem")) << ", "
-          << enumName(scopeNames, op.intAttr("scope")) << ", " << p.operandList(op.operands)
-          << " : (" << p.typeList(op.operands) << ") -> " << op.result(0)->type.str();
+        p << "tt.atomic_cas " << ttir_enum::name(ttir_enum::kMemSemantic, op.intAttr("sem")) << ", "
+          << ttir_enum::name(ttir_enum::kMemSyncScope, op.intAttr("scope")) << ", "
+          << p.operandList(op.operands) << " : (" << p.typeList(op.operands) << ") -> "
+          << op.result(0)->type.str();
       });
 }
 
@@ -578,9 +568,8 @@ void registerCompute() {
              return "";
            }}),
       [](const Operation &op, Printer &p) {
-        static const char *prec[] = {"tf32", "tf32x3", "ieee", "hf32", "bf16x3", "bf16x6"};
-        p << "tt.dot " << p.operandList(op.operands)
-          << ", inputPrecision = " << enumName(prec, op.intAttr("inputPrecision")) << " : "
+        p << "tt.dot " << p.operandList(op.operands) << ", inputPrecision = "
+          << ttir_enum::name(ttir_enum::kInputPrecision, op.intAttr("inputPrecision")) << " : "
           << op.operand(0)->type.str() << " * " << op.operand(1)->type.str() << " -> "
           << op.result(0)->type.str();
       });

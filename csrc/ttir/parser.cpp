@@ -6,6 +6,7 @@
 // Known limits: one module per text; no forward references (TTIR is structured and in SSA
 // order); attributes in the forms the printer emits.
 #include "ttir/parser.h"
+#include "ttir/enums.h"
 
 #include <cctype>
 #include <cmath>
@@ -643,24 +644,8 @@ private:
     return o;
   }
 
-  static int64_t indexOf(const char *const *names, size_t n, const std::string &w) {
-    for (size_t i = 0; i < n; ++i)
-      if (w == names[i])
-        return static_cast<int64_t>(i);
-    return -1;
-  }
-
   Operation *custom(const std::string &name) {
-    static const char *cmpi[] = {"eq",  "ne",  "slt", "sle", "sgt",
-                                 "sge", "ult", "ule", "ugt", "uge"};
-    static const char *cmpf[] = {"false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord",
-                                 "ueq",   "ugt", "uge", "ult", "ule", "une", "uno", "true"};
-    static const char *rmw[] = {"?",   "and", "or",   "xor",  "add", "fadd",
-                                "max", "min", "umax", "umin", "exch"};
-    static const char *sem[] = {"?", "relaxed", "acquire", "release", "acq_rel"};
-    static const char *scope[] = {"?", "gpu", "cta", "sys"};
-    static const char *axes[] = {"x", "y", "z"};
-    static const char *prec[] = {"tf32", "tf32x3", "ieee", "hf32", "bf16x3", "bf16x6"};
+    using namespace ttir_enum;
     Type i32 = Type::integer(32), i64 = Type::integer(64);
     if (!lookupOp(name))
       fail("unknown operation '" + name + "'");
@@ -680,7 +665,7 @@ private:
     }
     if (name == "arith.cmpi" || name == "arith.cmpf") {
       std::string p = word();
-      int64_t pv = name == "arith.cmpi" ? indexOf(cmpi, 10, p) : indexOf(cmpf, 16, p);
+      int64_t pv = name == "arith.cmpi" ? value(kCmpi, p) : value(kCmpf, p);
       if (pv < 0)
         fail("unknown predicate " + p);
       expect(',');
@@ -697,7 +682,7 @@ private:
       return create(name, ops, {ts.back()});
     }
     if (name == "tt.get_program_id" || name == "tt.get_num_programs") {
-      int64_t axis = indexOf(axes, 3, word());
+      int64_t axis = value(kProgramAxis, word());
       expect(':');
       return create(name, {}, {type()}, {{"axis", Attribute::integer(axis, i32)}});
     }
@@ -731,12 +716,12 @@ private:
     if (name == "tt.atomic_rmw" || name == "tt.atomic_cas") {
       Attrs a;
       if (name == "tt.atomic_rmw") {
-        a.emplace_back("atomic_rmw_op", Attribute::integer(indexOf(rmw, 11, word()), i32));
+        a.emplace_back("atomic_rmw_op", Attribute::integer(value(kAtomicRmw, word()), i32));
         expect(',');
       }
-      a.emplace_back("sem", Attribute::integer(indexOf(sem, 5, word()), i32));
+      a.emplace_back("sem", Attribute::integer(value(kMemSemantic, word()), i32));
       expect(',');
-      a.emplace_back("scope", Attribute::integer(indexOf(scope, 4, word()), i32));
+      a.emplace_back("scope", Attribute::integer(value(kMemSyncScope, word()), i32));
       expect(',');
       std::vector<Value *> ops = useList();
       expect(':');
@@ -757,7 +742,7 @@ private:
       if (accept(',')) {
         word(); // inputPrecision
         expect('=');
-        a.emplace_back("inputPrecision", Attribute::integer(indexOf(prec, 6, word()), i32));
+        a.emplace_back("inputPrecision", Attribute::integer(value(kInputPrecision, word()), i32));
       }
       expect(':');
       type();

@@ -17,20 +17,21 @@ from typing import Callable, List, NamedTuple, Optional, Sequence
 from .. import _core
 from . import core as tl
 
-# predicate numbers of arith.cmpi / arith.cmpf (docs/internals.md)
-_CMPI = {"eq": 0, "ne": 1, "slt": 2, "sle": 3, "sgt": 4, "sge": 5, "ult": 6, "ule": 7,
-         "ugt": 8, "uge": 9}
-_CMPF = {"eq": 1, "gt": 2, "ge": 3, "lt": 4, "le": 5, "ne": 13}
-# atomic_rmw_op numbers
-_RMW = {"and": 1, "or": 2, "xor": 3, "add": 4, "fadd": 5, "max": 6, "min": 7, "umax": 8,
-        "umin": 9, "xchg": 10}
-_SEM = {"relaxed": 1, "acquire": 2, "release": 3, "acq_rel": 4}
-_SCOPE = {"gpu": 1, "cta": 2, "sys": 3}
+# The TTIR enums' numbers, from the one table the printer and parser read (csrc/ttir/enums.h).
+_ENUMS = _core.ttir_enums()
+_CMPI = _ENUMS["cmpi"]
+# tl's float comparisons are ordered, except != (unordered: NaN != x holds), as in Triton.
+_CMPF = {op: _ENUMS["cmpf"][pred] for op, pred in (("eq", "oeq"), ("gt", "ogt"), ("ge", "oge"),
+                                                     ("lt", "olt"), ("le", "ole"), ("ne", "une"))}
+_RMW = {**{k: v for k, v in _ENUMS["atomic_rmw"].items() if k != "exch"},
+        "xchg": _ENUMS["atomic_rmw"]["exch"]}  # tl.atomic_xchg prints as `exch`
+_SEM = _ENUMS["mem_semantic"]
+_SCOPE = _ENUMS["mem_sync_scope"]
 # Triton's CacheModifier / EvictionPolicy enum values (1 is the default, "none"/"normal")
 _LOAD_CACHE = {"": 1, ".ca": 2, ".cg": 3, ".cv": 7}
 _STORE_CACHE = {"": 1, ".wb": 4, ".cg": 3, ".cs": 5, ".wt": 6}
 _EVICT = {"": 1, "evict_normal": 1, "evict_first": 2, "evict_last": 3}
-_DOT_PRECISION = {"tf32": 0, "tf32x3": 1, "ieee": 2}
+_DOT_PRECISION = {k: _ENUMS["input_precision"][k] for k in ("tf32", "tf32x3", "ieee")}
 
 
 class IncompatibleTypeErrorImpl(TypeError):
