@@ -51,18 +51,6 @@ def kernel(body, args="%arg0: !tt.ptr<f32>, %arg1: !tt.ptr<f32>, %arg2: i32", na
     return f"module {{\n  tt.func public @{name}({args}) {{\n{body}\n    tt.return\n  }}\n}}\n"
 
 
-def test_masked_contiguous_access_becomes_views():
-    r, out = convert(VADD, "vadd")
-    assert r.unsupported == []
-    assert out.startswith("cuda_tile.module @kernels {\n  entry @vadd(")
-    assert out.count("load_view_tko weak") == 2 and out.count("store_view_tko weak") == 1
-    assert "load_ptr_tko" not in out and "store_ptr_tko" not in out
-    # The view starts at the program's offset, so any offset works, aligned or not.
-    assert re.search(r"tensor_view<\?xf32, strides=\[1\]>", out)
-    assert "padding_value = zero" in out
-    assert [a[2] for a in r.accesses] == [True, True, True]
-
-
 def test_indirect_access_stays_a_gather():
     body = """
     %0 = tt.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32>
@@ -78,33 +66,6 @@ def test_indirect_access_stays_a_gather():
     assert out.count("load_ptr_tko") == 1 and out.count("load_view_tko") == 1
     gathered = [a for a in r.accesses if not a[2]]
     assert len(gathered) == 1 and "arith.fptosi" in gathered[0][3]
-
-
-def test_2d_strided_and_transposed_tiles_are_raised():
-    body = """
-    %0 = tt.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32>
-    %1 = tt.expand_dims %0 {axis = 1 : i32} : tensor<16xi32> -> tensor<16x1xi32>
-    %2 = tt.splat %arg2 : i32 -> tensor<16x1xi32>
-    %3 = arith.muli %1, %2 : tensor<16x1xi32>
-    %4 = tt.expand_dims %0 {axis = 0 : i32} : tensor<16xi32> -> tensor<1x16xi32>
-    %5 = tt.broadcast %3 : tensor<16x1xi32> -> tensor<16x16xi32>
-    %6 = tt.broadcast %4 : tensor<1x16xi32> -> tensor<16x16xi32>
-    %7 = arith.addi %5, %6 : tensor<16x16xi32>
-    %8 = tt.splat %arg0 : !tt.ptr<f32> -> tensor<16x16x!tt.ptr<f32>>
-    %9 = tt.addptr %8, %7 : tensor<16x16x!tt.ptr<f32>>, tensor<16x16xi32>
-    %10 = tt.splat %arg2 : i32 -> tensor<1x16xi32>
-    %11 = arith.cmpi slt, %4, %10 : tensor<1x16xi32>
-    %12 = tt.broadcast %11 : tensor<1x16xi1> -> tensor<16x16xi1>
-    %13 = tt.load %9, %12 : tensor<16x16x!tt.ptr<f32>>
-    %14 = arith.addi %6, %5 : tensor<16x16xi32>
-    %15 = tt.splat %arg1 : !tt.ptr<f32> -> tensor<16x16x!tt.ptr<f32>>
-    %16 = tt.addptr %15, %14 : tensor<16x16x!tt.ptr<f32>>, tensor<16x16xi32>
-    tt.store %16, %13 : tensor<16x16x!tt.ptr<f32>>"""
-    r, out = convert(kernel(body), "k")
-    assert r.unsupported == []
-    assert all(a[2] for a in r.accesses), r.accesses
-    # rows stride is the runtime argument, columns are contiguous; dim 1 has the mask's extent
-    assert "tensor_view<16x?xf32, strides=[?,1]>" in out
 
 
 def test_broadcast_pointer_is_a_gather():
@@ -125,165 +86,6 @@ def test_broadcast_pointer_is_a_gather():
     assert "atomic_rmw_tko relaxed device" in out and ", addf," in out
 
 
-def test_reduce_identities_follow_the_combiner():
-    body = """
-    %0 = tt.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32>
-    %1 = arith.sitofp %0 : tensor<16xi32> to tensor<16xf32>
-    %2 = "tt.reduce"(%1) <{axis = 0 : i32}> ({
-    ^bb0(%a: f32, %b: f32):
-      %m = arith.maxnumf %a, %b : f32
-      tt.reduce.return %m : f32
-    }) : (tensor<16xf32>) -> f32
-    %3 = "tt.reduce"(%0) <{axis = 0 : i32}> ({
-    ^bb0(%a: i32, %b: i32):
-      %s = arith.addi %a, %b : i32
-      tt.reduce.return %s : i32
-    }) : (tensor<16xi32>) -> i32
-    %4 = arith.sitofp %3 : i32 to f32
-    %5 = arith.addf %2, %4 : f32
-    tt.store %arg0, %5 : !tt.ptr<f32>"""
-    r, out = convert(kernel(body), "k")
-    assert "reduce %" in out and "identities=[0xFF800000 : f32]" in out
-    assert "identities=[0 : i32]" in out
-
-
-_NO_IDENTITY = """
-    %0 = tt.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32>
-    %1 = arith.sitofp %0 : tensor<16xi32> to tensor<16xf32>
-    %2 = "tt.OP"(%1) <{axis = 0 : i32ATTRS}> ({
-    ^bb0(%a: f32, %b: f32):
-      %c = arith.constant 2.0 : f32
-      %d = arith.divf %a, %b : f32
-      %m = arith.mulf %d, %c : f32
-      tt.OP.return %m : f32
-    }) : (tensor<16xf32>) -> RES
-    tt.store %arg0, %STORED : !tt.ptr<f32>"""
-
-
-def test_reduce_without_identity_halves_the_axis():
-    """No identity for Tile IR's reduce: four halvings of the 16-long axis, each pairing
-    neighbours (reshape to (n/2, 2), extract both columns) and combining them with the body on
-    tiles (its constant a splat)."""
-    body = (_NO_IDENTITY.replace("OP", "reduce").replace("ATTRS", "").replace("RES", "f32")
-            .replace("STORED", "2"))
-    r, out = convert(kernel(body), "k")
-    assert r.unsupported == [], r.unsupported
-    assert not re.search(r"= reduce ", out) and out.count("= extract ") == 8
-    assert "reshape %1 : tile<16xf32> -> tile<8x2xf32>" in out
-    for n in (8, 4, 2, 1):
-        assert re.search(rf"divf %\S+, %\S+ : tile<{n}xf32>", out), out
-        assert f"constant <f32: 2.000000e+00> : tile<{n}xf32>" in out
-    assert re.search(r"reshape %\S+ : tile<1xf32> -> tile<f32>", out), out
-
-
-def test_an_inferred_identity_that_does_not_hold_is_not_used():
-    """(a + b) * 2: the addf suggests 0, but 0 is no identity of the whole combiner (checked by
-    evaluating it): halvings, not Tile IR's reduce with a wrong identity."""
-    body = (_NO_IDENTITY.replace("OP", "reduce").replace("ATTRS", "").replace("RES", "f32")
-            .replace("STORED", "2").replace("arith.divf %a, %b", "arith.addf %a, %b"))
-    r, out = convert(kernel(body), "k")
-    assert r.unsupported == [], r.unsupported
-    assert not re.search(r"= reduce ", out) and out.count("= extract ") == 8
-    plain = body.replace("%m = arith.mulf %d, %c : f32", "%m = arith.addf %d, %c : f32")
-    plain = plain.replace("%c = arith.constant 2.0 : f32", "%c = arith.constant 0.0 : f32")
-    r, out = convert(kernel(plain), "k")  # (a + b) + 0: 0 holds, Tile IR's reduce
-    assert re.search(r"= reduce ", out) and "= extract " not in out
-
-
-def test_scan_without_identity_is_unsupported():
-    body = (_NO_IDENTITY.replace("OP", "scan").replace("ATTRS", ", reverse = false")
-            .replace("RES", "tensor<16xf32>").replace("tt.store %arg0, %STORED : !tt.ptr<f32>",
-                                                      "%9 = tt.splat %arg0 : !tt.ptr<f32> -> "
-                                                      "tensor<16x!tt.ptr<f32>>\n    tt.store %9, "
-                                                      "%2 : tensor<16x!tt.ptr<f32>>"))
-    r, out = convert(kernel(body), "k")
-    assert out is None
-    assert r.unsupported[0][0] == "tt.scan" and "identity" in r.unsupported[0][2]
-
-
-@pytest.mark.parametrize(
-    # Both operands are one value here, so CSE leaves one cast per distinct tf32 tile.
-    "precision, mmas, tf32_casts", [("ieee", 1, 0), ("tf32", 1, 1), ("tf32x3", 3, 2)]
-)
-def test_dot_input_precision(precision, mmas, tf32_casts):
-    body = f"""
-    %cst = arith.constant dense<1.000000e+00> : tensor<16x16xf32>
-    %0 = tt.dot %cst, %cst, %cst, inputPrecision = {precision} : tensor<16x16xf32> * tensor<16x16xf32> -> tensor<16x16xf32>
-    %1 = "tt.reduce"(%0) <{{axis = 0 : i32}}> ({{
-    ^bb0(%a: f32, %b: f32):
-      %s = arith.addf %a, %b : f32
-      tt.reduce.return %s : f32
-    }}) : (tensor<16x16xf32>) -> tensor<16xf32>
-    %2 = "tt.reduce"(%1) <{{axis = 0 : i32}}> ({{
-    ^bb0(%a: f32, %b: f32):
-      %s = arith.addf %a, %b : f32
-      tt.reduce.return %s : f32
-    }}) : (tensor<16xf32>) -> f32
-    tt.store %arg0, %2 : !tt.ptr<f32>"""
-    r, out = convert(kernel(body), "k")
-    assert out.count("mmaf ") == mmas
-    assert out.count("-> tile<16x16xtf32>") == tf32_casts
-
-
-def test_loops_and_while():
-    body = """
-    %c0 = arith.constant 0 : i32
-    %c1 = arith.constant 1 : i32
-    %0 = scf.for %i = %c0 to %arg2 step %c1 iter_args(%acc = %c0) -> (i32) : i32 {
-      %1 = arith.addi %acc, %i : i32
-      scf.yield %1 : i32
-    }
-    %2 = scf.while (%x = %0) : (i32) -> (i32) {
-      %3 = arith.cmpi sgt, %x, %c0 : i32
-      scf.condition(%3) %x : i32
-    } do {
-    ^bb0(%y: i32):
-      %4 = arith.divsi %y, %arg2 : i32
-      scf.yield %4 : i32
-    }
-    %5 = arith.sitofp %2 : i32 to f32
-    tt.store %arg0, %5 : !tt.ptr<f32>"""
-    r, out = convert(kernel(body), "k")
-    assert "for %" in out and "continue %" in out
-    assert "loop iter_values(" in out and "break %" in out
-    # C division: signed, truncating; no assumption that the dividend is non-negative
-    assert "divi %" in out and " signed" in out and "assume" not in out
-
-
-def test_unsupported_op_is_reported_with_location():
-    body = """
-    %0 = tt.make_range {end = 2048 : i32, start = 0 : i32} : tensor<2048xi32>
-    %1 = tt.histogram %0 : tensor<2048xi32> -> tensor<1024xi32>
-    %2 = tt.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
-    %3 = arith.sitofp %1 : tensor<1024xi32> to tensor<1024xf32>
-    %4 = tt.splat %arg0 : !tt.ptr<f32> -> tensor<1024x!tt.ptr<f32>>
-    %5 = tt.addptr %4, %2 : tensor<1024x!tt.ptr<f32>>, tensor<1024xi32>
-    tt.store %5, %3 : tensor<1024x!tt.ptr<f32>>"""
-    r, out = convert(kernel(body), "k")
-    assert out is None
-    assert r.unsupported == [("tt.histogram", "case.ttir:5:5",
-                              "tt.histogram of 2048 values into 1024 bins (over 2^20 compares)")]
-
-
-def test_a_load_of_pointers_is_reported_not_raised():
-    """Tile IR views and pointers hold numbers: a tile of pointers loaded from memory has no
-    Tile IR form, and the conversion says so (the kernel falls back) instead of raising."""
-    body = """
-    %0 = tt.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32>
-    %1 = tt.splat %arg0 : !tt.ptr<!tt.ptr<f32>> -> tensor<16x!tt.ptr<!tt.ptr<f32>>>
-    %2 = tt.addptr %1, %0 : tensor<16x!tt.ptr<!tt.ptr<f32>>>, tensor<16xi32>
-    %3 = tt.load %2 : tensor<16x!tt.ptr<!tt.ptr<f32>>>
-    %4 = tt.load %3 : tensor<16x!tt.ptr<f32>>
-    %5 = tt.splat %arg1 : !tt.ptr<f32> -> tensor<16x!tt.ptr<f32>>
-    %6 = tt.addptr %5, %0 : tensor<16x!tt.ptr<f32>>, tensor<16xi32>
-    tt.store %6, %4 : tensor<16x!tt.ptr<f32>>"""
-    r, out = convert(kernel(body, args="%arg0: !tt.ptr<!tt.ptr<f32>>, %arg1: !tt.ptr<f32>"), "k")
-    assert out is None
-    # (the load through the loaded pointers: its view would be over pointer elements)
-    assert [(u[0], u[1]) for u in r.unsupported] == [("tt.load", "case.ttir:7:5")]
-    assert "no Tile IR type" in r.unsupported[0][2], r.unsupported
-
-
 def _one_op_case(op, ety, out_ety):
     """A one-op kernel: tiles %3 and %6 loaded through %arg0 and %arg1, `%7 = op` on them
     stored through %arg2."""
@@ -300,47 +102,6 @@ def _one_op_case(op, ety, out_ety):
     %9 = tt.addptr %8, %0 : tensor<16x!tt.ptr<{out_ety}>>, tensor<16xi32>
     tt.store %9, %7 : tensor<16x!tt.ptr<{out_ety}>>""",
                   args=f"%arg0: !tt.ptr<{ety}>, %arg1: !tt.ptr<{ety}>, %arg2: !tt.ptr<{out_ety}>")
-
-
-@pytest.mark.parametrize("pred, want", [
-    # ord: both self-compares equal (ordered), and-ed; uno: either unequal (unordered), or-ed
-    ("ord", ["cmpf equal ordered", "andi"]),
-    ("uno", ["cmpf not_equal unordered", "ori"]),
-    # false/true ignore their operands: constants (dead code elimination takes the loads)
-    ("false", ["constant <i1: false>"]),
-    ("true", ["constant <i1: true>"]),
-    ("ueq", ["cmpf equal unordered"]),
-    ("one", ["cmpf not_equal ordered"]),
-])
-def test_cmpf_predicates_without_a_tile_ir_form(pred, want):
-    r, out = convert(_one_op_case(f"arith.cmpf {pred}, %3, %6 : tensor<16xf64>", "f64", "i1"), "k")
-    assert r.unsupported == []
-    for w in want:
-        assert re.search(w, out), (w, out)
-    cmps = len(re.findall(r"cmpf ", out))
-    assert cmps == {"ord": 2, "uno": 2, "false": 0, "true": 0}.get(pred, 1), out
-    if pred in ("ord", "uno"):  # each operand compared with itself
-        for m in re.finditer(r"cmpf \w+ \w+ (%[0-9#]+), (%[0-9#]+)", out):
-            assert m.group(1) == m.group(2), out
-
-
-def test_pointer_compare_compares_i64_addresses_unsigned():
-    body = """
-    %0 = tt.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32>
-    %1 = tt.splat %arg0 : !tt.ptr<f32> -> tensor<16x!tt.ptr<f32>>
-    %2 = tt.addptr %1, %0 : tensor<16x!tt.ptr<f32>>, tensor<16xi32>
-    %3 = tt.splat %arg1 : !tt.ptr<f32> -> tensor<16x!tt.ptr<f32>>
-    %4 = arith.cmpi ult, %2, %3 : tensor<16x!tt.ptr<f32>>
-    %5 = arith.cmpi eq, %arg0, %arg1 : !tt.ptr<f32>
-    %6 = tt.splat %5 : i1 -> tensor<16xi1>
-    %7 = arith.andi %4, %6 : tensor<16xi1>
-    %8 = arith.uitofp %7 : tensor<16xi1> to tensor<16xf32>
-    tt.store %2, %8 : tensor<16x!tt.ptr<f32>>"""
-    r, out = convert(kernel(body), "k")
-    assert r.unsupported == []
-    assert out.count("ptr_to_int") == 4, out  # both operands of both compares
-    assert re.search(r"cmpi less_than %\S+, %\S+, unsigned : tile<16xi64>", out), out
-    assert re.search(r"cmpi equal %\S+, %\S+, signed : tile<i64>", out), out
 
 
 def test_erf_f64_is_fdlibm_rational_approximations():
@@ -380,21 +141,6 @@ def test_scalar_8_and_16_bit_atomics_are_cas_loops_on_words():
     assert re.search(r"maxi %\S+, %\S+ signed : tile<i8>", out), out
     assert re.search(r"select %\S+, %\S+, %\S+ : tile<i1>, tile<i16>", out), out
     assert out.count("break") == 2 and out.count("continue") == 2
-
-
-def test_tile_shaped_8_bit_atomics_are_reported():
-    """The compare-and-swap loop over a tile hung on an H200 in every shape tried: tiles of
-    8/16-bit atomics fall back (the report names the op and why)."""
-    body = """
-    %0 = tt.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32>
-    %1 = tt.splat %arg0 : !tt.ptr<i8> -> tensor<16x!tt.ptr<i8>>
-    %2 = tt.addptr %1, %0 : tensor<16x!tt.ptr<i8>>, tensor<16xi32>
-    %3 = tt.load %2 : tensor<16x!tt.ptr<i8>>
-    %4 = tt.atomic_rmw max, acq_rel, gpu, %2, %3 : (tensor<16x!tt.ptr<i8>>, tensor<16xi8>) -> tensor<16xi8>"""
-    r, out = convert(kernel(body, args="%arg0: !tt.ptr<i8>, %arg1: !tt.ptr<i16>, %arg2: i32"), "k")
-    assert out is None
-    assert [(u[0], u[1]) for u in r.unsupported] == [("tt.atomic_rmw", "case.ttir:8:5")]
-    assert "8/16-bit atomics on a tile" in r.unsupported[0][2]
 
 
 def test_tokens_order_accesses_to_one_buffer_only():
@@ -710,31 +456,6 @@ def test_row_loop_indexes_a_two_dimensional_view_of_the_rows():
                      out)
     assert "partition_view<tile=(1x64)" in out
     assert re.search(r"load_view_tko weak %\d+\[%\d+, %c0_i32\]", out)
-
-
-def test_transposed_tile_is_loaded_through_dim_map_from_a_view_in_memory_order():
-    # x[n, d] row-major (stride %arg2, 1), loaded as the tile x^T[d, n] (K^T in attention)
-    body = """
-    %d = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
-    %n = tt.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32>
-    %d2 = tt.expand_dims %d {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
-    %n2 = tt.expand_dims %n {axis = 0 : i32} : tensor<32xi32> -> tensor<1x32xi32>
-    %s = tt.splat %arg2 : i32 -> tensor<1x32xi32>
-    %ns = arith.muli %n2, %s : tensor<1x32xi32>
-    %db = tt.broadcast %d2 : tensor<64x1xi32> -> tensor<64x32xi32>
-    %nb = tt.broadcast %ns : tensor<1x32xi32> -> tensor<64x32xi32>
-    %off = arith.addi %db, %nb : tensor<64x32xi32>
-    %p0 = tt.splat %arg0 : !tt.ptr<f32> -> tensor<64x32x!tt.ptr<f32>>
-    %p = tt.addptr %p0, %off : tensor<64x32x!tt.ptr<f32>>, tensor<64x32xi32>
-    %x = tt.load %p : tensor<64x32x!tt.ptr<f32>>
-    %q0 = tt.splat %arg1 : !tt.ptr<f32> -> tensor<64x32x!tt.ptr<f32>>
-    %q = tt.addptr %q0, %off : tensor<64x32x!tt.ptr<f32>>, tensor<64x32xi32>
-    tt.store %q, %x : tensor<64x32x!tt.ptr<f32>>"""
-    r, out = convert(kernel(body), "k")
-    # the unit-stride dimension is the view's last: [n, d] with strides [?, 1]
-    assert re.search(r"tensor_view<32x64xf32, strides=\[\?,1\]>", out)
-    assert "partition_view<tile=(64x32), tensor_view<32x64xf32, strides=[?,1]>, dim_map=[1, 0]" \
-        in out
 
 
 def test_descriptor_strides_are_assumed_sixteen_byte_multiples():
