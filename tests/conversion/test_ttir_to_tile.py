@@ -1,7 +1,10 @@
-"""Golden conversion tests: TTIR text in, Tile IR text out.
+"""Conversion tests that need the Python side: TTIR text in, Tile IR text out.
 
-One case per op family; each checks the ops that matter (not whole dumps), so the tests pin
-the conversion's decisions without freezing its incidental output.
+Cases whose asserts read only the printed Tile IR (or opt's error report) are golden files
+under tests/golden/conversion/ (`opt` + FileCheck). What stays here asserts what the printed
+output does not show: the access analysis' verdicts and reasons (`r.accesses`), the JIT's
+option mapping (`tile_stage.convert`), TTIR after passes alongside the conversion, or an option
+`--tile-option` cannot spell (`alias_classes`, a list).
 """
 
 import re
