@@ -9,9 +9,9 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
-#include "exec/errors.h"
-#include "exec/program.h"
-#include "exec/thread_pool.h"
+#include "exec/compiler/program.h"
+#include "exec/runtime/errors.h"
+#include "exec/runtime/thread_pool.h"
 #include "ir/operation.h"
 
 namespace py = pybind11;

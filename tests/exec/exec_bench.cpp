@@ -10,7 +10,7 @@
 #include <sstream>
 #include <vector>
 
-#include "exec/program.h"
+#include "exec/compiler/program.h"
 #include "ttir/parser.h"
 
 int main(int argc, char **argv) {

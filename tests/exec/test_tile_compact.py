@@ -1,6 +1,6 @@
 """Compact pointer tiles on the Tile path: the pointer gathers the conversion leaves inside loops
 (`offset(broadcast(reshape(base)), start + iota)` then load_ptr_tko/store_ptr_tko) run through
-the stride analysis (csrc/exec/affine.h) like their tt.load/tt.store originals. Same results as
+the stride analysis (csrc/exec/compiler/affine.h) like their tt.load/tt.store originals. Same results as
 the TTIR executor and the view form, masked-off lanes never read, out-of-bounds lanes raise
 naming the op and line, and the checker (which sees every lane) still runs them.
 

@@ -1,0 +1,118 @@
+// Forwarded loads (program.h, Frame::fwdSlot): which loads may leave their tile in memory.
+//
+// In a memory-bound kernel (vector add) every pass over a tile costs: a load that copies its
+// tile into a register only for an elementwise op to read it once more is a third of the time.
+// A forwarded load copies nothing on its fast path; its readers read the memory. That is only
+// the value the load would have read while nothing can write that memory in between, so:
+//  - the load is a contiguous-capable access whose kernel knows the protocol: a compact tt.load
+//    or load_ptr_tko (compact_ptr.cpp) or a load_view_tko (tile_view.cpp), of a non-i1 tile;
+//  - its storage class (the register it shares with other values) holds only such loads and,
+//    on the Tile path, the result of the `if` they are yielded from (the yields' copies set the
+//    pointer, copies.h); the class is read only by elementwise.h kernels (Frame::in), in the
+//    block that defines the class or in `if` branches in it (the Tile path sinks ops into the
+//    branch of their user, tile_sink.h), and by the yields that write it in place;
+//  - no op that may write memory (a store, an atomic, a call) sits between a load and a read in
+//    program order; reads are never in a later loop iteration than the load;
+//  - not under the Tile IR checker, which must see each access when it happens.
+#include <string>
+
+#include "exec/compiler/compiler.h"
+
+namespace tt::exec {
+namespace {
+
+bool forwardableLoad(const Operation &op, const Compiler &c, const AffineInfo &affine) {
+  if (op.numResults() < 1)
+    return false;
+  if (!op.is("cuda_tile.load_view_tko") && !op.is("tt.load") && !op.is("cuda_tile.load_ptr_tko"))
+    return false;
+  if (!op.is("cuda_tile.load_view_tko") && !affine.compactOf(op.operand(0)))
+    return false;
+  const Value *v = op.result(0);
+  return v->type.isTensor() && v->type.numel() > 1 && dtypeOf(v->type.element()) != DType::I1;
+}
+
+bool mayWriteMemory(const Operation &op) {
+  const std::string &n = op.name();
+  return n.find("store") != std::string::npos || n.find("atomic") != std::string::npos ||
+         n == "tt.call";
+}
+
+bool isIf(const Operation &op) { return op.is("scf.if") || op.is("cuda_tile.if"); }
+
+// True when op is in `b` or in branches of ifs in `b` (runs at most once per run of `b`).
+bool withinIfs(const Operation &op, const Block *b) {
+  const Operation *cur = &op;
+  while (cur && cur->parentBlock() != b) {
+    cur = cur->parentOp();
+    if (!cur || !isIf(*cur))
+      return false;
+  }
+  return cur != nullptr;
+}
+
+} // namespace
+
+void Compiler::chooseForwarded(const std::vector<const Operation *> &order,
+                               const std::unordered_map<const Operation *, int64_t> &pos) {
+  if (check_)
+    return;
+  // Writes before each position of the pre-order walk (prefix sums).
+  std::vector<int64_t> writes(order.size() + 1, 0);
+  std::unordered_map<const Value *, std::vector<const Operation *>> users;
+  std::unordered_map<const Value *, std::vector<const Operation *>> loadsOf; // by class
+  for (size_t k = 0; k < order.size(); ++k) {
+    const Operation &op = *order[k];
+    writes[k + 1] = writes[k] + (mayWriteMemory(op) ? 1 : 0);
+    for (const Value *v : op.operands)
+      users[v].push_back(&op);
+    if (forwardableLoad(op, *this, affine_))
+      loadsOf[rootOf(op.result(0))].push_back(&op);
+  }
+  auto writesBetween = [&](const Operation *a, const Operation *b) {
+    return writes[pos.at(b)] - writes[pos.at(a) + 1] > 0;
+  };
+  std::unordered_map<const Value *, std::vector<const Value *>> members;
+  for (const auto &kv : infos_)
+    if (loadsOf.count(rootOf(kv.first)))
+      members[rootOf(kv.first)].push_back(kv.first);
+
+  size_t forwarded = 0;
+  for (const auto &kv : loadsOf) {
+    const Value *root = kv.first;
+    const Operation *def = root->def;
+    if (!def || infos_[root].bcast || infos_[root].assigned)
+      continue;
+    bool ok = true;
+    for (const Value *m : members[root]) {
+      const Operation *d = m->def;
+      bool isLoad = d && forwardableLoad(*d, *this, affine_) && d->result(0) == m;
+      bool isIfResult = m == root && d && isIf(*d);
+      ok &= isLoad || isIfResult;
+      for (const Operation *u : users[m]) {
+        if (!ok)
+          break;
+        // A yield writing the class in place: the operand shares the if result's register.
+        const Operation *owner = u->parentBlock() ? u->parentBlock()->parentOp() : nullptr;
+        if ((u->is("scf.yield") || u->is("cuda_tile.yield")) && owner && isIf(*owner)) {
+          for (size_t i = 0; i < u->numOperands(); ++i)
+            if (u->operand(i) == m)
+              ok &= i < owner->numResults() && rootOf(owner->result(i)) == root;
+          continue;
+        }
+        ok &= withinIfs(*u, def->parentBlock()) && readsOperandsThroughRefs(*this, *u);
+        for (const Operation *load : kv.second)
+          ok &= ok && !writesBetween(load, u);
+      }
+    }
+    if (ok) {
+      infos_[root].fwd = true;
+      ++forwarded;
+    }
+  }
+  if (forwarded)
+    pd_.notes += "forwarded loads: " + std::to_string(forwarded) + " of " +
+                 std::to_string(loadsOf.size()) + " contiguous-capable tiles\n";
+}
+
+} // namespace tt::exec

@@ -1,0 +1,296 @@
+// tt.dot: D = A * B + C, 2-D ([M,K] x [K,N]) or batched 3-D ([B,M,K] x [B,K,N]).
+//
+// Numerics follow NVIDIA tensor cores:
+//  - f32 inputs with inputPrecision tf32 (0) are rounded to tf32 first (cvt.rna.tf32.f32:
+//    nearest, ties away from zero, 10 mantissa bits), then multiplied exactly and accumulated
+//    in f32; ieee (2) uses the f32 inputs as they are; tf32x3 (1) splits each input into
+//    hi = tf32(x) and lo = tf32(x - hi) and accumulates lo*hi, hi*lo, then hi*hi;
+//  - f16, bf16 and fp8 inputs are widened to f32 (exact) and accumulated in f32; a f16/bf16
+//    accumulator is widened for the product and rounded back once at the end;
+//  - f64 accumulates in f64; i8 x i8 accumulates in i32 (wrapping), each operand signed or
+//    unsigned (Tile IR's mmai; TTIR's tt.dot is signed).
+// Tile IR's mmaf takes tf32 operands already rounded by ftof (f32 storage) and runs as ieee.
+// maxNumImpreciseAcc is ignored (accumulation is always full f32). The products use Eigen when
+// the build has it (TT_HAVE_EIGEN), else a blocked loop; conversions go to scratch registers
+// allocated at prepare time.
+#include <algorithm>
+#include <cstring>
+
+#include "exec/kernels/shared_emit.h"
+#include "exec/runtime/copy.h"
+
+#ifdef TT_HAVE_EIGEN
+#include <Eigen/Core>
+#endif
+
+namespace tt::exec {
+namespace {
+
+enum Precision { kTF32 = 0, kTF32x3 = 1, kIEEE = 2 };
+
+struct DotAux : Aux {
+  int64_t batch = 1, M = 0, N = 0, K = 0;
+  DType aType, bType, cType;
+  int precision = kIEEE;
+  Ref a, b, c;
+  uint32_t d = 0;
+  // Scratch (f32 or f64) copies of the operands; 0 when the operand is used in place.
+  uint32_t aw = 0, bw = 0, alo = 0, blo = 0, dw = 0;
+};
+
+// ---- GEMM kernels: D[M,N] += A[M,K] * B[K,N], row-major ----
+template <class T> void gemmAcc(const T *A, const T *B, T *D, int64_t M, int64_t N, int64_t K) {
+#ifdef TT_HAVE_EIGEN
+  using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  Eigen::Map<const Mat> a(A, M, K), b(B, K, N);
+  Eigen::Map<Mat> d(D, M, N);
+  d.noalias() += a * b;
+#else
+  constexpr int64_t KB = 64;
+  for (int64_t k0 = 0; k0 < K; k0 += KB) {
+    int64_t k1 = std::min(K, k0 + KB);
+    for (int64_t i = 0; i < M; ++i) {
+      T *__restrict drow = D + i * N;
+      for (int64_t k = k0; k < k1; ++k) {
+        const T aik = A[i * K + k];
+        const T *__restrict brow = B + k * N;
+        for (int64_t j = 0; j < N; ++j)
+          drow[j] += aik * brow[j];
+      }
+    }
+  }
+#endif
+}
+
+template <class TA, class TB>
+void gemmAccI8(const TA *A, const TB *B, int32_t *D, int64_t M, int64_t N, int64_t K) {
+  for (int64_t i = 0; i < M; ++i) {
+    uint32_t *__restrict drow = reinterpret_cast<uint32_t *>(D + i * N);
+    for (int64_t k = 0; k < K; ++k) {
+      const int32_t aik = A[i * K + k];
+      const TB *__restrict brow = B + k * N;
+      for (int64_t j = 0; j < N; ++j)
+        drow[j] += static_cast<uint32_t>(aik * static_cast<int32_t>(brow[j]));
+    }
+  }
+}
+
+// ---- conversions to the compute type ----
+void widenToF32(const char *src, DType dt, float *dst, int64_t n) {
+  switch (dt) {
+  case DType::F32:
+    std::memcpy(dst, src, static_cast<size_t>(n) * 4);
+    break;
+  case DType::F16:
+    f16ToF32Array(reinterpret_cast<const uint16_t *>(src), dst, n);
+    break;
+  case DType::BF16:
+    bf16ToF32Array(reinterpret_cast<const uint16_t *>(src), dst, n);
+    break;
+  case DType::F8E4M3:
+    for (int64_t i = 0; i < n; ++i)
+      dst[i] = fp8e4m3ToF32(static_cast<uint8_t>(src[i]));
+    break;
+  case DType::F8E5M2:
+    for (int64_t i = 0; i < n; ++i)
+      dst[i] = fp8e5m2ToF32(static_cast<uint8_t>(src[i]));
+    break;
+  default:
+    break;
+  }
+}
+void narrowFromF32(const float *src, DType dt, char *dst, int64_t n) {
+  switch (dt) {
+  case DType::F16:
+    f32ToF16Array(src, reinterpret_cast<uint16_t *>(dst), n);
+    break;
+  case DType::BF16:
+    f32ToBf16Array(src, reinterpret_cast<uint16_t *>(dst), n);
+    break;
+  default:
+    std::memcpy(dst, src, static_cast<size_t>(n) * 4);
+    break;
+  }
+}
+void tf32Round(const float *src, float *dst, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    dst[i] = roundTf32(src[i]);
+}
+void tf32Split(const float *src, float *hi, float *lo, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    float h = roundTf32(src[i]);
+    hi[i] = h;
+    lo[i] = roundTf32(src[i] - h);
+  }
+}
+
+// Fills dst (n elements of es bytes) from the accumulator operand (maybe a broadcast scalar).
+void loadAcc(Frame &F, Ref c, char *dst, int64_t n, int es) {
+  if (!c.bcast) {
+    if (dst != F.R + c.off) // the accumulator may share the result's register
+      copyBytes(dst, F.R + c.off, static_cast<size_t>(n) * es);
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i)
+    std::memcpy(dst + i * es, F.R + c.off, static_cast<size_t>(es));
+}
+
+void dotFloatK(const Inst &I, Frame &F) {
+  const DotAux &x = *static_cast<const DotAux *>(I.aux);
+  const int64_t MK = x.M * x.K, KN = x.K * x.N, MN = x.M * x.N;
+  const int aes = dtypeSize(x.aType), bes = dtypeSize(x.bType), ces = dtypeSize(x.cType);
+  for (int64_t bi = 0; bi < x.batch; ++bi) {
+    const char *aSrc = F.R + x.a.off + bi * MK * aes;
+    const char *bSrc = F.R + x.b.off + bi * KN * bes;
+    char *dOut = F.R + x.d + bi * MN * ces;
+    // Accumulator in f32.
+    float *D = x.dw ? F.at<float>(x.dw) : reinterpret_cast<float *>(dOut);
+    if (x.dw) {
+      if (x.c.bcast) {
+        float v;
+        widenToF32(F.R + x.c.off, x.cType, &v, 1);
+        for (int64_t i = 0; i < MN; ++i)
+          D[i] = v;
+      } else {
+        widenToF32(F.R + x.c.off + bi * MN * ces, x.cType, D, MN);
+      }
+    } else {
+      loadAcc(F, x.c.bcast ? x.c : Ref{static_cast<uint32_t>(x.c.off + bi * MN * ces), false}, dOut,
+              MN, 4);
+    }
+    const float *A = reinterpret_cast<const float *>(aSrc);
+    const float *B = reinterpret_cast<const float *>(bSrc);
+    if (x.aType != DType::F32) {
+      float *aw = F.at<float>(x.aw);
+      widenToF32(aSrc, x.aType, aw, MK);
+      A = aw;
+    }
+    if (x.bType != DType::F32) {
+      float *bw = F.at<float>(x.bw);
+      widenToF32(bSrc, x.bType, bw, KN);
+      B = bw;
+    }
+    if (x.aType == DType::F32 && x.precision == kTF32) {
+      float *aw = F.at<float>(x.aw), *bw = F.at<float>(x.bw);
+      tf32Round(A, aw, MK);
+      tf32Round(B, bw, KN);
+      A = aw;
+      B = bw;
+      gemmAcc(A, B, D, x.M, x.N, x.K);
+    } else if (x.aType == DType::F32 && x.precision == kTF32x3) {
+      float *ahi = F.at<float>(x.aw), *bhi = F.at<float>(x.bw);
+      float *alo = F.at<float>(x.alo), *blo = F.at<float>(x.blo);
+      tf32Split(reinterpret_cast<const float *>(aSrc), ahi, alo, MK);
+      tf32Split(reinterpret_cast<const float *>(bSrc), bhi, blo, KN);
+      gemmAcc<float>(alo, bhi, D, x.M, x.N, x.K);
+      gemmAcc<float>(ahi, blo, D, x.M, x.N, x.K);
+      gemmAcc<float>(ahi, bhi, D, x.M, x.N, x.K);
+    } else {
+      gemmAcc(A, B, D, x.M, x.N, x.K);
+    }
+    if (x.dw)
+      narrowFromF32(D, x.cType, dOut, MN);
+  }
+}
+
+void dotF64K(const Inst &I, Frame &F) {
+  const DotAux &x = *static_cast<const DotAux *>(I.aux);
+  const int64_t MK = x.M * x.K, KN = x.K * x.N, MN = x.M * x.N;
+  for (int64_t bi = 0; bi < x.batch; ++bi) {
+    double *D = F.at<double>(x.d) + bi * MN;
+    loadAcc(F, x.c.bcast ? x.c : Ref{static_cast<uint32_t>(x.c.off + bi * MN * 8), false},
+            reinterpret_cast<char *>(D), MN, 8);
+    gemmAcc(F.at<double>(x.a.off) + bi * MK, F.at<double>(x.b.off) + bi * KN, D, x.M, x.N, x.K);
+  }
+}
+
+template <class TA, class TB> void dotI8K(const Inst &I, Frame &F) {
+  const DotAux &x = *static_cast<const DotAux *>(I.aux);
+  const int64_t MK = x.M * x.K, KN = x.K * x.N, MN = x.M * x.N;
+  for (int64_t bi = 0; bi < x.batch; ++bi) {
+    int32_t *D = F.at<int32_t>(x.d) + bi * MN;
+    loadAcc(F, x.c.bcast ? x.c : Ref{static_cast<uint32_t>(x.c.off + bi * MN * 4), false},
+            reinterpret_cast<char *>(D), MN, 4);
+    gemmAccI8(F.at<TA>(x.a.off) + bi * MK, F.at<TB>(x.b.off) + bi * KN, D, x.M, x.N, x.K);
+  }
+}
+
+bool isSmallFloat(DType d) {
+  return d == DType::F16 || d == DType::BF16 || d == DType::F8E4M3 || d == DType::F8E5M2;
+}
+
+} // namespace
+
+bool emitDot(Compiler &c, const Operation &op) {
+  if (!op.is("tt.dot"))
+    return false;
+  emitMatmul(c, op, op.operand(0), op.operand(1), op.operand(2), op.result(0),
+             static_cast<int>(op.intAttr("inputPrecision", kIEEE)));
+  return true;
+}
+
+void emitMatmul(Compiler &c, const Operation &op, const Value *av, const Value *bv, const Value *cv,
+                const Value *dv, int precision, bool aSigned, bool bSigned) {
+  const auto &as = av->type.shape(), &bs = bv->type.shape(), &ds = dv->type.shape();
+  auto *x = c.makeAux<DotAux>();
+  if (as.size() == 3 && bs.size() == 3 && ds.size() == 3 && as[0] == bs[0] && as[0] == ds[0]) {
+    x->batch = as[0];
+    x->M = as[1];
+    x->K = as[2];
+    x->N = bs[2];
+  } else if (as.size() == 2 && bs.size() == 2 && ds.size() == 2) {
+    x->M = as[0];
+    x->K = as[1];
+    x->N = bs[1];
+  } else {
+    c.fail(op, "operands must be 2-D or batched 3-D");
+  }
+  if (bs[bs.size() - 2] != x->K || ds[ds.size() - 2] != x->M || ds.back() != x->N)
+    c.fail(op, "operand shapes do not agree");
+  x->aType = c.dtype(av);
+  x->bType = c.dtype(bv);
+  x->cType = c.dtype(dv);
+  x->precision = precision;
+  x->a = c.ref(av);
+  x->b = c.ref(bv);
+  x->c = c.ref(cv, true);
+  x->d = c.out(dv);
+  if (c.dtype(cv) != x->cType)
+    c.fail(op, "the accumulator must have the result type");
+  const int64_t MK = x->M * x->K, KN = x->K * x->N, MN = x->M * x->N;
+  KernelFn fn = nullptr;
+  bool floatIn = (x->aType == DType::F32 || isSmallFloat(x->aType)) &&
+                 (x->bType == DType::F32 || isSmallFloat(x->bType));
+  if (floatIn && (x->cType == DType::F32 || x->cType == DType::F16 || x->cType == DType::BF16)) {
+    bool f32In = x->aType == DType::F32 && x->bType == DType::F32;
+    if (!f32In && (x->aType == DType::F32 || x->bType == DType::F32))
+      c.fail(op, "mixed f32 and narrow float operands");
+    if (!f32In || x->precision != kIEEE) {
+      x->aw = c.scratch(static_cast<size_t>(MK) * 4);
+      x->bw = c.scratch(static_cast<size_t>(KN) * 4);
+    }
+    if (f32In && x->precision == kTF32x3) {
+      x->alo = c.scratch(static_cast<size_t>(MK) * 4);
+      x->blo = c.scratch(static_cast<size_t>(KN) * 4);
+    }
+    if (f32In && x->precision != kTF32 && x->precision != kTF32x3 && x->precision != kIEEE)
+      c.fail(op, "unknown inputPrecision " + std::to_string(x->precision));
+    if (x->cType != DType::F32)
+      x->dw = c.scratch(static_cast<size_t>(MN) * 4);
+    fn = dotFloatK;
+  } else if (x->aType == DType::F64 && x->bType == DType::F64 && x->cType == DType::F64) {
+    fn = dotF64K;
+  } else if (x->aType == DType::I8 && x->bType == DType::I8 && x->cType == DType::I32) {
+    fn = aSigned ? (bSigned ? dotI8K<int8_t, int8_t> : dotI8K<int8_t, uint8_t>)
+                 : (bSigned ? dotI8K<uint8_t, int8_t> : dotI8K<uint8_t, uint8_t>);
+  } else {
+    c.fail(op, std::string("unsupported operand types ") + dtypeName(x->aType) + " x " +
+                   dtypeName(x->bType) + " -> " + dtypeName(x->cType));
+  }
+  Inst &I = c.emit(fn, op);
+  I.aux = x;
+  I.out = x->d;
+  I.n = x->batch * MN;
+}
+
+} // namespace tt::exec
