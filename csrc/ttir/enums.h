@@ -14,9 +14,8 @@ namespace ttir_enum {
 
 inline constexpr const char *kCmpi[] = {"eq",  "ne",  "slt", "sle", "sgt",
                                         "sge", "ult", "ule", "ugt", "uge"};
-inline constexpr const char *kCmpf[] = {"false", "oeq", "ogt", "oge", "olt", "ole",
-                                        "one",   "ord", "ueq", "ugt", "uge", "ult",
-                                        "ule",   "une", "uno", "true"};
+inline constexpr const char *kCmpf[] = {"false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord",
+                                        "ueq",   "ugt", "uge", "ult", "ule", "une", "uno", "true"};
 inline constexpr const char *kAtomicRmw[] = {"?",   "and", "or",   "xor",  "add", "fadd",
                                              "max", "min", "umax", "umin", "exch"};
 inline constexpr const char *kMemSemantic[] = {"?", "relaxed", "acquire", "release", "acq_rel"};

@@ -1,9 +1,11 @@
 """TTIR inputs for the bytecode walker tests (test_emit.py).
 
-Two sources: every convert() call the golden conversion tests make (captured by running them
-with a recording convert(), so a new golden case is covered here without copying it), and the
-kernels below, which reach ops and attributes the golden cases do not: 2-D dots (tf32, f16, i8)
-in a loop, reductions and scans, for/while/if, atomics, prints, asserts, hints, casts.
+Three sources: every golden file under tests/golden/conversion/ whose RUN line converts (its
+passes run first, its --tile-option values become the options), every convert() call the
+remaining Python conversion tests make (captured by running them with a recording convert()),
+so a new golden case is covered here without copying it, and the kernels below, which reach
+ops and attributes the golden cases do not: 2-D dots (tf32, f16, i8) in a loop, reductions
+and scans, for/while/if, atomics, prints, asserts, hints, casts.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Dict, NamedTuple
 from triton_tile import _core as C
 
 GOLDEN = Path(__file__).resolve().parents[1] / "conversion" / "test_ttir_to_tile.py"
+GOLDEN_FILES = Path(__file__).resolve().parents[1] / "golden" / "conversion"
 
 
 class Case(NamedTuple):
@@ -53,6 +56,36 @@ def golden_cases() -> Dict[str, Case]:
             for i, case in enumerate(calls):
                 cases[f"golden/{name[5:]}{suffix}/{i}"] = case
     return {k: c for k, c in cases.items() if convert(c)[0] is not None}
+
+
+def golden_file_cases() -> Dict[str, Case]:
+    """tests/golden/conversion/**/*.ttir whose RUN line converts to Tile IR and succeeds."""
+    import shlex
+
+    from triton_tile.tools import opt
+
+    cases: Dict[str, Case] = {}
+    for path in sorted(GOLDEN_FILES.rglob("*.ttir")):
+        text = path.read_text()
+        run = next((ln.split("RUN:", 1)[1] for ln in text.splitlines() if "// RUN:" in ln), "")
+        words = shlex.split(run.replace("%s", str(path)))
+        if not words or words[0] != "opt":
+            continue  # `not opt ...`: an expected failure
+        args = opt.parser().parse_args(words[1:])
+        if args.convert_to_tile is None:
+            continue
+        module = C.parse_ttir(text, str(path))
+        C.run_passes(module, opt.expand_passes(args.passes))
+        options = {}
+        for pair in args.tile_option:
+            name, _, value = pair.partition("=")
+            options[name] = opt.option_value(value)
+        name = str(path.relative_to(GOLDEN_FILES).with_suffix(""))
+        case = Case(module.str(), opt.kernel_name(module, args.convert_to_tile or None),
+                    options)
+        if convert(case)[0] is not None:
+            cases[f"golden/{name}"] = case
+    return cases
 
 
 def _parametrizations(fn):
@@ -347,6 +380,7 @@ def vadd_bytecode() -> bytes:
 
 
 def all_cases() -> Dict[str, Case]:
-    cases = golden_cases()
+    cases = golden_file_cases()
+    cases.update(golden_cases())
     cases.update(extra_cases())
     return cases

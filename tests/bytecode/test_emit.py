@@ -85,7 +85,7 @@ def _first(module, name):
 
 
 def _vadd():
-    return convert(CASES["golden/masked_contiguous_access_becomes_views/0"])
+    return convert(CASES["golden/views/masked_contiguous_access"])
 
 
 def test_unknown_attribute_is_an_error():
@@ -114,7 +114,7 @@ def test_non_tile_op_is_an_error():
 
 
 def test_bad_hints_are_errors():
-    vadd = CASES["golden/masked_contiguous_access_becomes_views/0"]
+    vadd = CASES["golden/views/masked_contiguous_access"]
     # tileiras ignores hints it does not understand, so a wrong value would be lost silently.
     module, _keep = convert(vadd._replace(options=dict(occupancy=64)))
     with pytest.raises(RuntimeError, match=r"hint 'occupancy' out of range: 64"):

@@ -46,14 +46,14 @@ class OptError(Exception):
     """Bad input: the message says what and where; exit status 2."""
 
 
-def _passes(spec: Optional[str]) -> List[str]:
+def expand_passes(spec: Optional[str]) -> List[str]:
     out: List[str] = []
     for name in filter(None, (spec or "").split(",")):
         out.extend(PIPELINES.get(name.strip(), [name.strip()]))
     return out
 
 
-def _option_value(text: str):
+def option_value(text: str):
     low = text.lower()
     if low in ("true", "false"):
         return low == "true"
@@ -71,14 +71,14 @@ def tile_options(pairs: List[str]):
             raise OptError(f"--tile-option {pair!r}: expected NAME=VALUE with NAME a field of "
                            f"TileOptions ({', '.join(n for n in dir(o) if not n[0] == '_')})")
         try:
-            setattr(o, name, _option_value(value))
+            setattr(o, name, option_value(value))
         except TypeError:
             want = type(getattr(o, name)).__name__
             raise OptError(f"--tile-option {pair!r}: {name} takes a {want}") from None
     return o
 
 
-def _kernel_name(module, wanted: Optional[str]) -> str:
+def kernel_name(module, wanted: Optional[str]) -> str:
     names = [f.attr("sym_name") for f in module.funcs]
     if wanted:
         if wanted not in names:
@@ -103,12 +103,12 @@ def run(text: str, path: str = "<stdin>", passes: Optional[str] = None,
     except Exception as e:  # the parser's error names file:line:col
         raise OptError(str(e)) from None
     try:
-        _core.run_passes(module, _passes(passes))
+        _core.run_passes(module, expand_passes(passes))
     except Exception as e:
         raise OptError(str(e)) from None
     if convert is None:
         return 0, module.str()
-    name = _kernel_name(module, convert or None)
+    name = kernel_name(module, convert or None)
     result = _core.convert_to_tile(module, name, tile_options(options or []))
     if result.unsupported:
         for op, loc, why in result.unsupported:
@@ -120,7 +120,7 @@ def run(text: str, path: str = "<stdin>", passes: Optional[str] = None,
     return 0, _core.print_tile(tile)
 
 
-def main(argv=None) -> int:
+def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="python -m triton_tile.tools.opt",
                                  description="Run TTIR passes; optionally convert to Tile IR.")
     ap.add_argument("file", help="a .ttir file, or - for standard input")
@@ -128,7 +128,11 @@ def main(argv=None) -> int:
     ap.add_argument("--convert-to-tile", nargs="?", const="", default=None, metavar="KERNEL")
     ap.add_argument("--tile-option", action="append", default=[], metavar="NAME=VALUE")
     ap.add_argument("--bytecode", action="store_true")
-    args = ap.parse_args(argv)
+    return ap
+
+
+def main(argv=None) -> int:
+    args = parser().parse_args(argv)
     try:
         if args.file == "-":
             text, path = sys.stdin.read(), "<stdin>"
