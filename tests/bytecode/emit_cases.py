@@ -60,19 +60,14 @@ def golden_cases() -> Dict[str, Case]:
 
 def golden_file_cases() -> Dict[str, Case]:
     """tests/golden/conversion/**/*.ttir whose RUN line converts to Tile IR and succeeds."""
-    import shlex
-
     from triton_tile.tools import opt
 
     cases: Dict[str, Case] = {}
     for path in sorted(GOLDEN_FILES.rglob("*.ttir")):
         text = path.read_text()
-        run = next((ln.split("RUN:", 1)[1] for ln in text.splitlines() if "// RUN:" in ln), "")
-        words = shlex.split(run.replace("%s", str(path)))
-        if not words or words[0] != "opt":
-            continue  # `not opt ...`: an expected failure
-        args = opt.parser().parse_args(words[1:])
-        if args.convert_to_tile is None:
+        argv, expect_failure = opt.parse_run_line(text, str(path))
+        args = opt.parser().parse_args(argv)
+        if expect_failure or args.convert_to_tile is None:
             continue
         module = C.parse_ttir(text, str(path))
         C.run_passes(module, opt.expand_passes(args.passes))

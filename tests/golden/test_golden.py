@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import io
 import os
-import shlex
 
 import pytest
 from filecheck import filecheck, parse_checks
@@ -29,23 +28,12 @@ CASES = sorted(os.path.relpath(os.path.join(d, f), HERE)
                for d, _, files in os.walk(HERE) for f in files if f.endswith(".ttir"))
 
 
-def run_line(text: str, path: str):
-    runs = [ln.split("RUN:", 1)[1].strip() for ln in text.splitlines() if "// RUN:" in ln]
-    assert len(runs) == 1, f"{path}: one RUN line per file (found {len(runs)})"
-    words = shlex.split(runs[0].replace("%s", path))
-    expect_failure = words[0] == "not"
-    if expect_failure:
-        words = words[1:]
-    assert words[0] == "opt", f"{path}: RUN must call opt"
-    return words[1:], expect_failure
-
-
 @pytest.mark.parametrize("case", CASES)
 def test_golden(case):
     path = os.path.join(HERE, case)
     with open(path) as f:
         text = f.read()
-    argv, expect_failure = run_line(text, path)
+    argv, expect_failure = opt.parse_run_line(text, path)
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         status = opt.main(argv)

@@ -28,18 +28,16 @@ pass or option: the message names it). Golden tests (tests/golden/) run it throu
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
-from typing import List, Optional, TextIO
+from typing import List, Optional, TextIO, Tuple
 
 from .. import _core
+from ..compiler.compiler import PTX_PASSES, TTIR_PASSES
+from ..compiler.tile_stage import TILE_PASSES
 
-# Named pipelines: the same lists the compiler runs (compiler/compiler.py, tile_stage.py).
-PIPELINES = {
-    "ttir": ["inline", "canonicalize", "cse", "dce"],
-    "tile": ["expand-block-pointer-loops", "scalarize-loop-pointers", "canonicalize", "cse",
-             "dce"],
-    "ptx": ["expand-block-pointer-loops", "lower-block-pointers", "canonicalize", "cse", "dce"],
-}
+# Named pipelines: the lists the compiler runs.
+PIPELINES = {"ttir": TTIR_PASSES, "tile": TILE_PASSES, "ptx": PTX_PASSES}
 
 
 class OptError(Exception):
@@ -118,6 +116,20 @@ def run(text: str, path: str = "<stdin>", passes: Optional[str] = None,
     if bytecode:
         return 0, _core.bytecode_dump(_core.tile_to_bytecode(tile))
     return 0, _core.print_tile(tile)
+
+
+def parse_run_line(text: str, path: str) -> Tuple[List[str], bool]:
+    """A golden file's one `// RUN: [not] opt ARGS` line: (ARGS with %s as `path`, whether
+    exit status 1 is expected). Raises OptError unless there is exactly one RUN line of opt."""
+    runs = [ln.split("RUN:", 1)[1].strip() for ln in text.splitlines() if "// RUN:" in ln]
+    if len(runs) != 1:
+        raise OptError(f"{path}: one RUN line per file (found {len(runs)})")
+    words = shlex.split(runs[0].replace("%s", path))
+    expect_failure = bool(words) and words[0] == "not"
+    words = words[1:] if expect_failure else words
+    if not words or words[0] != "opt":
+        raise OptError(f"{path}: RUN must call opt")
+    return words[1:], expect_failure
 
 
 def parser() -> argparse.ArgumentParser:

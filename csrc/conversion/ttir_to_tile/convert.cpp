@@ -357,13 +357,9 @@ void Converter::clampf(const Operation &o) {
 // nonzero first: `y == 0 ? 1 : y`. A constant divisor that is not 0 needs no guard.
 void Converter::intDivRem(const Operation &o, const char *name, int signedness) {
   Value *x = get(o.operand(0)), *y = get(o.operand(1));
-  const Operation *def = o.operand(1)->def;
-  bool nonzeroConst = def && def->name() == "arith.constant" && def->hasAttr("value") &&
-                      (def->attr("value").kind() == Attribute::Kind::Int ||
-                       def->attr("value").kind() == Attribute::Kind::Dense) &&
-                      def->attr("value").getInt() != 0;
+  int64_t divisor = 0;
   Type t = o.result(0)->type;
-  if (!nonzeroConst) {
+  if (!constantInt(o.operand(1), divisor) || divisor == 0) {
     Value *zero = make1(
         "cmpi", {y, constInt(0, y->type)}, y->type.withElement(i1()),
         {{"comparison_predicate", i32Attr(tile::kEq)}, {"signedness", i32Attr(tile::kSigned)}});
