@@ -166,13 +166,11 @@ class Knobs(types.ModuleType):
     allow_tma = _Env("TRITON_TILE_ALLOW_TMA", _parse_bool, True,
                      "0: view accesses carry allow_tma=false (tileiras uses no TMA; for "
                      "comparisons)", changes_code=True)
-    tma_late_views = _Env("TRITON_TILE_TMA_LATE_VIEWS", _choice("none", "again", "loops", "both"),
-                          "none", "views with TMA off although TMA is allowed: again = a view "
-                          "of a pointer argument viewed before, loops = a view made inside a "
-                          "loop, both; none (default). An experiment: on an H100 a persistent "
-                          "matmul with device-made descriptors hung with TMA and ran without; "
-                          "'both' as the default did not fix the suite there "
-                          "(benchmarks/RESULTS.md)", changes_code=True)
+    tma_kernel_maps = _Env("TRITON_TILE_TMA_KERNEL_MAPS", _parse_bool, False,
+                           "1: TMA also for stores through views made inside loops, whose "
+                           "tensor maps tileiras builds mid-kernel; off by default: such a "
+                           "kernel hung on driver 580.159 (H100) with tileiras 13.4 "
+                           "(docs/gpu_chain.md)", changes_code=True)
     worker_warps = _Env("TRITON_TILE_WORKER_WARPS", _choice("auto", "on", "off"), "auto",
                         "num_warps (4 or 8) as Tile IR's num_worker_warps_per_cta hint: auto = "
                         "for kernels with reductions, on = always, off = never", changes_code=True)

@@ -21,7 +21,7 @@ void bindTile(py::module_ &m) {
       .def_readwrite("index_views", &TileOptions::indexViews)
       .def_readwrite("loop_vector_views", &TileOptions::loopVectorViews)
       .def_readwrite("allow_tma", &TileOptions::allowTma)
-      .def_readwrite("no_tma_late_views", &TileOptions::noTmaLateViews)
+      .def_readwrite("kernel_tma_maps", &TileOptions::kernelTmaMaps)
       .def_readwrite("worker_warps", &TileOptions::workerWarps)
       .def_readwrite("worker_warps_auto", &TileOptions::workerWarpsAuto)
       .def_readwrite("guard_views", &TileOptions::guardViews)

@@ -71,7 +71,7 @@ def tile_options(options, alias_classes=(), arch=None, ttir_text: str = ""):
     o.loop_vector_views = knobs.raise_views == "all"
     o.index_views = knobs.index_views
     o.allow_tma = knobs.allow_tma
-    o.no_tma_late_views = {"none": 0, "again": 1, "loops": 2, "both": 3}[knobs.tma_late_views]
+    o.kernel_tma_maps = knobs.tma_kernel_maps
     # Tile IR accepts 4 or 8 worker warps (NVIDIA's 13.4 backend forwards num_warps so).
     o.worker_warps = worker_warps(options)
     o.worker_warps_auto = knobs.worker_warps == "auto"

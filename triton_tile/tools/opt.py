@@ -15,7 +15,7 @@ as MLIR's `mlir-opt` does; optionally convert to Tile IR.
   error with their source locations, exit status 1, as the JIT's fallback reports them.
 - `--tile-option NAME=VALUE` (repeatable): a field of the conversion's options
   (`_core.TileOptions`: occupancy, num_ctas, num_stages, arch, raise_views, index_views,
-  allow_tma, no_tma_late_views, worker_warps, guard_views, version_loops, ...); ints and
+  allow_tma, kernel_tma_maps, worker_warps, guard_views, version_loops, ...); ints and
   `true`/`false` are parsed, anything else stays a string. Defaults are the struct's, not the
   environment's: what a golden test pins does not depend on the shell it runs in.
 - `--bytecode`: with `--convert-to-tile`, print the bytecode's dump (`_core.bytecode_dump`)

@@ -33,12 +33,16 @@ struct TileOptions {
   // TRITON_TILE_RAISE_VIEWS=all).
   bool loopVectorViews = false;
   bool allowTma = true; // false (TRITON_TILE_ALLOW_TMA=0): view accesses say allow_tma=false
-  // Views that get allow_tma=false although TMA is allowed (TRITON_TILE_TMA_LATE_VIEWS, an
-  // experiment, off by default), bits: 1 = a view of a pointer argument that already has one,
-  // 2 = a view made inside a loop. tileiras 13.4 builds the tensor maps of such views
-  // mid-kernel into a per-block global slot; on an H100 (driver 580) a persistent matmul with
-  // device-made descriptors hung there with TMA and ran without it.
-  int noTmaLateViews = 0;
+  // TMA for stores through views made inside loops (TRITON_TILE_TMA_KERNEL_MAPS=1). tileiras
+  // builds the tensor map of a view whose base, shape and strides come from the kernel's
+  // arguments and constants in the launch's host callback (`.nv.host` in the cubin) and passes
+  // it as a hidden parameter; any other view's map it builds mid-kernel, into a per-SM,
+  // per-warp slot of a global workspace (ATOMG.E.EXCH, UTMACCTL.IV). On driver 580.159 with
+  // tileiras 13.4 (H100) a persistent matmul whose output store gets such a map inside its
+  // tile loop hung (grid 1 or 3, with or without partial tiles) and ran with TMA off for that
+  // store alone; loads through such maps in loops (the tutorial matmul, attention) and maps
+  // made once at the top run, and keep TMA (off for them cost the matmul 2-12%).
+  bool kernelTmaMaps = false;
   int workerWarps = 0; // num_worker_warps_per_cta entry hint when > 0 (4 or 8)
   // Only for kernels with reductions or with a dot inside a loop inside a loop (persistent
   // matmuls); measured on an H200, see docs/gpu_perf_notes.md.

@@ -162,7 +162,7 @@ Value *Converter::indexedLoad(const Operation &o, const IndexPlan &p) {
     for (Value *i : tileIndices(p))
       ops.push_back(i);
     Value *v = make("load_view_tko", ops, {t, Type::token()},
-                    viewAttrs({1, static_cast<int64_t>(p.tile.size()), 0}, ops[0]))
+                    viewAttrs({1, static_cast<int64_t>(p.tile.size()), 0}, ops[0], false))
                    ->result(0);
     if (v->type != want)
       v = make1("reshape", {v}, want);
@@ -191,7 +191,7 @@ void Converter::indexedStore(const Operation &o, const IndexPlan &p) {
     for (Value *i : tileIndices(p))
       ops.push_back(i);
     make("store_view_tko", ops, {Type::token()},
-         viewAttrs({1, 1, static_cast<int64_t>(p.tile.size()), 0}, ops[1]));
+         viewAttrs({1, 1, static_cast<int64_t>(p.tile.size()), 0}, ops[1], true));
     return {};
   };
   if (!opts_.guardViews || p.conds.empty()) {

@@ -101,17 +101,12 @@ Value *Converter::partitionView(Value *base, const std::vector<ViewDim> &dims, T
   Value *tview = make1("make_tensor_view", operands, tv);
   Value *pview =
       make1("make_partition_view", {tview}, Type::partitionView(tile, tv, dimMap, padding));
-  // TMA off for the views TileOptions::noTmaLateViews names: the pointer argument under
-  // `base` (through offsets and assumes) viewed before, or a view made inside a loop.
-  const Value *root = base;
-  while (root->def && (root->def->is("cuda_tile.offset") || root->def->is("cuda_tile.assume")))
-    root = root->def->operand(0);
-  bool again = !viewedRoots_.insert(root).second;
+  // Stores through a view made inside a loop take no TMA (TileOptions::kernelTmaMaps says why).
   bool inLoop = false; // where the view is made (a tile-index view goes above its loop)
   for (const Operation *p = pview->def->parentOp(); p && !inLoop; p = p->parentOp())
     inLoop = p->is("cuda_tile.for") || p->is("cuda_tile.loop");
-  if (((opts_.noTmaLateViews & 1) && again) || ((opts_.noTmaLateViews & 2) && inLoop))
-    noTma_.insert(pview);
+  if (inLoop)
+    loopViews_.insert(pview);
   return pview;
 }
 
@@ -193,7 +188,7 @@ Value *Converter::viewLoad(const Operation &o, const ViewPlan &plan, Padding pad
         for (size_t d = 0; d < plan.tile.size(); ++d)
           ops.push_back(constInt(0, i32()));
         return {make("load_view_tko", ops, {t, Type::token()},
-                     viewAttrs({1, static_cast<int64_t>(plan.tile.size()), 0}, view))
+                     viewAttrs({1, static_cast<int64_t>(plan.tile.size()), 0}, view, false))
                     ->result(0)};
       },
       [&]() -> std::vector<Value *> { return {paddingTile(t, pad)}; })[0];
@@ -209,7 +204,7 @@ void Converter::viewStore(const Operation &o, const ViewPlan &plan) {
         for (size_t d = 0; d < plan.tile.size(); ++d)
           ops.push_back(constInt(0, i32()));
         make("store_view_tko", ops, {Type::token()},
-             viewAttrs({1, 1, static_cast<int64_t>(plan.tile.size()), 0}, view));
+             viewAttrs({1, 1, static_cast<int64_t>(plan.tile.size()), 0}, view, true));
         return {};
       },
       [&]() -> std::vector<Value *> { return {}; });
@@ -662,7 +657,7 @@ Value *Converter::boxLoad(const Operation &o, const Box &a) {
     for (size_t d = 0; d < a.offsets.size(); ++d)
       ops.push_back(constInt(0, i32()));
     return {make("load_view_tko", ops, {t, Type::token()},
-                 viewAttrs({1, static_cast<int64_t>(a.offsets.size()), 0}, view))
+                 viewAttrs({1, static_cast<int64_t>(a.offsets.size()), 0}, view, false))
                 ->result(0)};
   };
   auto viaPointers = [&]() -> std::vector<Value *> { return {boxGather(a)}; };
@@ -685,7 +680,7 @@ void Converter::boxStore(const Operation &o, const Box &a) {
     for (size_t d = 0; d < a.offsets.size(); ++d)
       ops.push_back(constInt(0, i32()));
     make("store_view_tko", ops, {Type::token()},
-         viewAttrs({1, 1, static_cast<int64_t>(a.offsets.size()), 0}, view));
+         viewAttrs({1, 1, static_cast<int64_t>(a.offsets.size()), 0}, view, true));
     return {};
   };
   auto viaPointers = [&]() -> std::vector<Value *> {

@@ -108,10 +108,11 @@ private:
 
   Attrs memoryAttrs(std::vector<int64_t> segments, int ordering = tile::kWeak, int scope = -1,
                     bool view = false, bool noTma = false);
-  // The attributes of an access to `view` (a partition view): allow_tma=false where the
-  // options or partitionView's rule say so.
-  Attrs viewAttrs(std::vector<int64_t> segments, const Value *view) {
-    return memoryAttrs(std::move(segments), tile::kWeak, -1, true, noTma_.count(view) > 0);
+  // The attributes of a load from or store to `view` (a partition view): allow_tma=false where
+  // the options say so, or for a store through a view made inside a loop (kernelTmaMaps).
+  Attrs viewAttrs(std::vector<int64_t> segments, const Value *view, bool store) {
+    bool noTma = store && loopViews_.count(view) > 0 && !opts_.kernelTmaMaps;
+    return memoryAttrs(std::move(segments), tile::kWeak, -1, true, noTma);
   }
 
   void bind(const Operation &op, const std::vector<Value *> &vals) {
@@ -500,10 +501,8 @@ private:
   std::unordered_map<const Value *, Value *> map_;
   bool reporting_ = true; // off while a loop's second version is converted
   int loopDepth_ = 0;     // loops around the op being converted
-  // partitionView's bookkeeping: pointer arguments viewed so far, views whose accesses say
-  // allow_tma=false.
-  std::unordered_set<const Value *> viewedRoots_;
-  std::unordered_set<const Value *> noTma_;
+  // Views made inside a loop (partitionView), whose stores say allow_tma=false.
+  std::unordered_set<const Value *> loopViews_;
   struct LoopScope {
     int &depth;
     explicit LoopScope(int &d) : depth(++d) {}
