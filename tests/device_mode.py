@@ -245,13 +245,50 @@ TILE_FALLS_BACK = {
 }
 
 
+# Tile-path kernels that tileiras itself miscompiles into code that never finishes, by its
+# version (major.minor), as seen on an H100 (driver 580.159.04) on 2026-11-25: each hangs with
+# the one version and runs with the other (docs/gpu_chain.md §5). Under --device cuda these skip
+# when that tileiras is the one found; the CPU paths and the other version still run them.
+TILEIRAS_HANGS = {
+    "13.4": {
+        "test_calls_defaults_noinline[tile]": "a masked TMA load, its max stored as a scalar and "
+                                              "a TMA store of the tile never finish (13.5 runs "
+                                              "it)",
+    },
+    "13.5": {
+        "test_atomic_float_max_min_mixed_signs[tile-": "float atomic max/min never finish (13.4 "
+                                                       "runs them)",
+        "test_atomic_rmw[tile-max-float64-False]": "float64 atomic max never finishes (13.4 runs "
+                                                   "it)",
+        "test_atomic_rmw[tile-min-float64-False]": "float64 atomic min never finishes (13.4 runs "
+                                                   "it)",
+    },
+}
+_tileiras_minor = []
+
+
+def _tileiras_hang_reason(item):
+    if not _tileiras_minor:
+        try:
+            from triton_tile.backends import tileiras
+
+            _tileiras_minor.append(".".join(tileiras.info().short_version.split(".")[:2]))
+        except Exception:  # noqa: BLE001 - no tileiras: the Tile path falls back, nothing hangs
+            _tileiras_minor.append(None)
+    hangs = TILEIRAS_HANGS.get(_tileiras_minor[0], {})
+    why = next((w for key, w in hangs.items() if item.name.startswith(key)), None)
+    return why and f"tileiras {_tileiras_minor[0]} hangs on it: {why}"
+
+
 def _stock_36_reason(item, path: str):
     if path == "ptx":
         why = STOCK_36.get(item.name) or STOCK_36.get(item.originalname)
         return why and f"stock Triton 3.6: {why}"
     if path == "tile":
         why = next((w for key, w in TILE_FALLS_BACK.items() if item.name.startswith(key)), None)
-        return why and f"falls back to stock Triton 3.6, which cannot run it either: {why}"
+        if why:
+            return f"falls back to stock Triton 3.6, which cannot run it either: {why}"
+        return _tileiras_hang_reason(item)
     return None
 
 
