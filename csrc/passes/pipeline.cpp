@@ -5,7 +5,7 @@
 
 namespace tt {
 
-void runPasses(Module &m, const std::vector<std::string> &names) {
+void runPasses(Module &m, const std::vector<std::string> &names, const PassContext &ctx) {
   for (const std::string &n : names) {
     if (n == "inline")
       inlineCalls(m);
@@ -21,6 +21,8 @@ void runPasses(Module &m, const std::vector<std::string> &names) {
       expandBlockPointerLoops(m);
     else if (n == "lower-block-pointers")
       lowerBlockPointers(m);
+    else if (n == "insert-memory-tokens")
+      insertMemoryTokens(m, ctx.aliasClasses);
     else
       throw std::invalid_argument("unknown pass '" + n + "'");
     verifyModule(m);

@@ -247,7 +247,10 @@ PYBIND11_MODULE(_core, m) {
       .def("save_ip", &Builder::saveInsertionPoint)
       .def("restore_ip", &Builder::restoreInsertionPoint);
 
-  m.def("run_passes", &runPasses, py::arg("module"), py::arg("passes"));
+  m.def(
+      "run_passes",
+      [](Module &mod, const std::vector<std::string> &passes) { runPasses(mod, passes); },
+      py::arg("module"), py::arg("passes"));
   m.def("parse_ttir", &parseTTIR, py::arg("text"), py::arg("file") = "<text>");
   // The TTIR enums (ttir/enums.h) as {enum: {spelling: number}}: the frontend's one source.
   m.def("ttir_enums", [] {

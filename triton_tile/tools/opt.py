@@ -16,8 +16,10 @@ as MLIR's `mlir-opt` does; optionally convert to Tile IR.
 - `--tile-option NAME=VALUE` (repeatable): a field of the conversion's options
   (`_core.TileOptions`: occupancy, num_ctas, num_stages, arch, raise_views, index_views,
   allow_tma, kernel_tma_maps, worker_warps, guard_views, version_loops, ...); ints and
-  `true`/`false` are parsed, anything else stays a string. Defaults are the struct's, not the
-  environment's: what a golden test pins does not depend on the shell it runs in.
+  `true`/`false` are parsed, anything else stays a string; `passes=a,b` (or `none`) names the
+  Tile IR passes run after the conversion (default cse,dce,insert-memory-tokens). Defaults are
+  the struct's, not the environment's: what a golden test pins does not depend on the shell
+  it runs in.
 - `--bytecode`: with `--convert-to-tile`, print the bytecode's dump (`_core.bytecode_dump`)
   instead of the Tile IR text.
 
@@ -61,6 +63,14 @@ def option_value(text: str):
         return text
 
 
+def tile_option_value(options, name: str, text: str):
+    """The value `text` gives TileOptions field `name`: a list of names for list fields
+    (`a,b`, or `none` for no names), else option_value(text)."""
+    if isinstance(getattr(options, name, None), list):
+        return [] if text == "none" else [p for p in text.split(",") if p]
+    return option_value(text)
+
+
 def tile_options(pairs: List[str]):
     o = _core.TileOptions()
     for pair in pairs:
@@ -69,7 +79,7 @@ def tile_options(pairs: List[str]):
             raise OptError(f"--tile-option {pair!r}: expected NAME=VALUE with NAME a field of "
                            f"TileOptions ({', '.join(n for n in dir(o) if not n[0] == '_')})")
         try:
-            setattr(o, name, option_value(value))
+            setattr(o, name, tile_option_value(o, name, value))
         except TypeError:
             want = type(getattr(o, name)).__name__
             raise OptError(f"--tile-option {pair!r}: {name} takes a {want}") from None
@@ -107,7 +117,10 @@ def run(text: str, path: str = "<stdin>", passes: Optional[str] = None,
     if convert is None:
         return 0, module.str()
     name = kernel_name(module, convert or None)
-    result = _core.convert_to_tile(module, name, tile_options(options or []))
+    try:
+        result = _core.convert_to_tile(module, name, tile_options(options or []))
+    except ValueError as e:  # an unknown name in --tile-option passes=...
+        raise OptError(str(e)) from None
     if result.unsupported:
         for op, loc, why in result.unsupported:
             print(f"{loc}: '{op}': {why}", file=err)

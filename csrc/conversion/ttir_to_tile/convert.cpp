@@ -12,7 +12,8 @@
 //     region whose identity is unknown is unsupported;
 //   - TILEIR_ENABLE_APPROX/FTZ set approx rounding and flush_to_zero on f32 ops;
 //   - cache/eviction modifiers and isVolatile are ignored (Tile IR has none); hints
-//     (llvm.intr.assume) are dropped; gpu.barrier becomes a token fence (tokens.cpp);
+//     (llvm.intr.assume) are dropped; gpu.barrier becomes a token fence
+//     (passes/insert_memory_tokens.cpp);
 //   - cmpf ord/uno become two self-compares (x == x is false for NaN only) joined by and/or;
 //     false/true are i1 constants; pointer compares (cmpi) compare the i64 addresses;
 //   - 8/16-bit atomics Tile IR lacks are compare-and-swap loops on 32-bit words
@@ -540,11 +541,7 @@ TileConversion convertTTIRToTile(const Module &ttir, const std::string &kernel,
   if (!result.unsupported.empty())
     return result;
   verifyModule(*m);
-  // Raised accesses leave their pointer arithmetic dead; shared index math repeats.
-  eliminateCommonSubexpressions(*m);
-  eliminateDeadCode(*m);
-  insertMemoryTokens(*m, options);
-  verifyModule(*m);
+  runPasses(*m, options.passes, PassContext{options.aliasClasses});
   result.module = std::move(m);
   if (!conv.guard().empty())
     result.guard = conv.guard().build(kernel + "_launch_guard", result.guardArgs);

@@ -5,7 +5,10 @@
 //      with its name and location (nothing is dropped quietly); tensor-of-pointer loads and
 //      stores are raised to tensor_view/partition_view accesses where raise-pointers-to-views
 //      proves it (raise_views.cpp), else become pointer-tile gathers/scatters;
-//   2. insertMemoryTokens (tokens.cpp): Tile IR orders memory only through tokens.
+//   2. the Tile IR passes TileOptions::passes names, by default cse and dce (raised accesses
+//      leave their pointer arithmetic dead; shared index math repeats) and
+//      insert-memory-tokens (passes/insert_memory_tokens.cpp: Tile IR orders memory only
+//      through tokens).
 // The result carries a report of unsupported ops and of every memory access (raised or not,
 // and why), which drives fallback and the compiled kernel's metadata.
 #pragma once
@@ -60,6 +63,9 @@ struct TileOptions {
   // Pointer arguments known at launch to alias (same address); each inner vector is one class
   // of argument indices. Accesses through one class are ordered as one buffer.
   std::vector<std::vector<int>> aliasClasses;
+  // The Tile IR passes after the conversion, in order (opt: --tile-option passes=a,b; without
+  // insert-memory-tokens the module orders no memory, so only for reading the IR before it).
+  std::vector<std::string> passes = {"cse", "dce", "insert-memory-tokens"};
 };
 
 struct UnsupportedOp {
@@ -87,8 +93,5 @@ struct TileConversion {
 
 TileConversion convertTTIRToTile(const Module &ttir, const std::string &kernel,
                                  const TileOptions &options);
-
-// Orders every pair of memory accesses that may alias, in program order (tokens.cpp).
-void insertMemoryTokens(Module &tile, const TileOptions &options);
 
 } // namespace tt

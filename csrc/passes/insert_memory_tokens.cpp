@@ -5,7 +5,7 @@
 // Rules:
 //   - each access has a root: the kernel pointer argument its address derives from (through
 //     offset, reshape, broadcast, views and loop arguments whose every value has one root);
-//     arguments the launch saw at one address share a class (TileOptions::aliasClasses);
+//     arguments the launch saw at one address share a class (PassContext::aliasClasses);
 //     anything else (pointers loaded from memory, int_to_ptr, selects of roots) has the
 //     universal class, which aliases every class;
 //   - per class: a read waits for the last write; a write or atomic waits for the last write
@@ -19,8 +19,8 @@
 #include <map>
 #include <set>
 
-#include "conversion/ttir_to_tile/convert.h"
 #include "ir/builder.h"
+#include "passes/passes.h"
 #include "tile/tile.h"
 
 namespace tt {
@@ -53,11 +53,11 @@ bool isFence(const Operation &op) {
 
 class TokenPass {
 public:
-  TokenPass(Operation *entry, const TileOptions &opts) : entry_(entry) {
+  TokenPass(Operation *entry, const std::vector<std::vector<int>> &aliasClasses) : entry_(entry) {
     const Block &b = *entry->region(0)->front();
     for (size_t i = 0; i < b.numArgs(); ++i)
       argClass_[b.arg(i)] = static_cast<int>(i);
-    for (const auto &cls : opts.aliasClasses)
+    for (const auto &cls : aliasClasses)
       for (int i : cls)
         if (i >= 0 && static_cast<size_t>(i) < b.numArgs())
           argClass_[b.arg(i)] = cls.front();
@@ -364,9 +364,9 @@ private:
 
 } // namespace
 
-void insertMemoryTokens(Module &tile, const TileOptions &options) {
+void insertMemoryTokens(Module &tile, const std::vector<std::vector<int>> &aliasClasses) {
   for (Operation *entry : tile.funcs())
-    TokenPass(entry, options).run();
+    TokenPass(entry, aliasClasses).run();
 }
 
 } // namespace tt
