@@ -117,6 +117,17 @@ def test_python_float_arguments_are_fp32_unless_annotated():
     assert z[2] == 3 * (2**31 - 1)  # annotated tl.int64: no int32 wrap
 
 
+def test_dtype_repr_is_tritons_and_evaluates_back_under_the_alias():
+    """repr spells Triton's module (upstream's test_dtype_codegen), and under the alias users
+    write, `import triton_tile as triton`, evaluating it gives the same dtype back."""
+    names = ["int1", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+             "float16", "bfloat16", "float32", "float64", "float8e4nv", "float8e5"]
+    for name in names:
+        dt = getattr(tl, name)
+        assert repr(dt) == f"triton.language.{name}"
+        assert eval(repr(dt), {"triton": triton}) is dt
+
+
 def test_str_to_ty_takes_triton_second_argument():
     """Triton's `tl.str_to_ty(name, c)` (upstream's tests call it with c=None): the same
     types, and `constexpr` is the type of the constant c."""
