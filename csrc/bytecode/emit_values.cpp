@@ -3,7 +3,7 @@
 
 #include <set>
 
-#include "bytecode/float_bits.h"
+#include "support/float_format.h"
 
 namespace tt {
 namespace bytecode {
@@ -23,7 +23,7 @@ FloatFormat formatOf(FloatKind k) {
   case FloatKind::F8E5M2:
     return kF8E5M2;
   default:
-    return {0, 0};
+    return {0, 0, 0, false, false};
   }
 }
 
@@ -32,7 +32,7 @@ uint64_t floatBitsOf(double v, Type t, int &width) {
   switch (t.floatKind()) {
   case FloatKind::F32:
     width = 32;
-    return f32Bits(v);
+    return f32Bits(static_cast<float>(v));
   case FloatKind::F64:
     width = 64;
     return f64Bits(v);

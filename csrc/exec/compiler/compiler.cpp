@@ -130,12 +130,12 @@ private:
 void encodeConstant(char *dst, DType dt, bool isFloat, double f, int64_t i) {
   switch (dt) {
   case DType::F16:
-    storeAs<uint16_t>(dst, static_cast<uint16_t>(encodeSmallFloat(isFloat ? f : double(i),
-                                                                  kF16Format, Rounding::RTNE)));
+    storeAs<uint16_t>(
+        dst, static_cast<uint16_t>(encodeFloat(isFloat ? f : double(i), kF16, Rounding::RTNE)));
     break;
   case DType::BF16:
-    storeAs<uint16_t>(dst, static_cast<uint16_t>(encodeSmallFloat(isFloat ? f : double(i),
-                                                                  kBF16Format, Rounding::RTNE)));
+    storeAs<uint16_t>(
+        dst, static_cast<uint16_t>(encodeFloat(isFloat ? f : double(i), kBF16, Rounding::RTNE)));
     break;
   case DType::F32:
     storeAs<float>(dst, static_cast<float>(isFloat ? f : double(i)));

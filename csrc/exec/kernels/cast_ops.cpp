@@ -21,7 +21,7 @@ float fp8e4m3ToF32(uint8_t b) {
   static const auto table = [] {
     std::array<float, 256> t{};
     for (int i = 0; i < 256; ++i)
-      t[i] = decodeSmallFloat(static_cast<uint32_t>(i), kE4M3Format);
+      t[i] = decodeFloat(static_cast<uint32_t>(i), kF8E4M3FNSat);
     return t;
   }();
   return table[b];
@@ -31,7 +31,7 @@ float fp8e5m2ToF32(uint8_t b) {
   static const auto table = [] {
     std::array<float, 256> t{};
     for (int i = 0; i < 256; ++i)
-      t[i] = decodeSmallFloat(static_cast<uint32_t>(i), kE5M2Format);
+      t[i] = decodeFloat(static_cast<uint32_t>(i), kF8E5M2Sat);
     return t;
   }();
   return table[b];
@@ -125,7 +125,7 @@ template <Rounding R> struct FloatW<DType::F16, R> {
     if constexpr (std::is_same_v<V, float>)
       p[i] = R == Rounding::RTNE ? f32ToF16(v) : f32ToF16Rtz(v);
     else
-      p[i] = static_cast<uint16_t>(encodeSmallFloat(static_cast<double>(v), kF16Format, R));
+      p[i] = static_cast<uint16_t>(encodeFloat(static_cast<double>(v), kF16, R));
   }
 };
 template <Rounding R> struct FloatW<DType::BF16, R> {
@@ -134,7 +134,7 @@ template <Rounding R> struct FloatW<DType::BF16, R> {
     if constexpr (std::is_same_v<V, float>)
       p[i] = R == Rounding::RTNE ? f32ToBf16(v) : f32ToBf16Rtz(v);
     else
-      p[i] = static_cast<uint16_t>(encodeSmallFloat(static_cast<double>(v), kBF16Format, R));
+      p[i] = static_cast<uint16_t>(encodeFloat(static_cast<double>(v), kBF16, R));
   }
 };
 template <Rounding R> struct FloatW<DType::F8E4M3, R> {

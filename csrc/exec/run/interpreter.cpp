@@ -79,11 +79,9 @@ void writeArg(char *dst, DType dt, const ArgValue &v, size_t index, const std::s
     else if (dt == DType::F64)
       storeAs<double>(dst, f);
     else if (dt == DType::F16)
-      storeAs<uint16_t>(dst,
-                        static_cast<uint16_t>(encodeSmallFloat(f, kF16Format, Rounding::RTNE)));
+      storeAs<uint16_t>(dst, static_cast<uint16_t>(encodeFloat(f, kF16, Rounding::RTNE)));
     else if (dt == DType::BF16)
-      storeAs<uint16_t>(dst,
-                        static_cast<uint16_t>(encodeSmallFloat(f, kBF16Format, Rounding::RTNE)));
+      storeAs<uint16_t>(dst, static_cast<uint16_t>(encodeFloat(f, kBF16, Rounding::RTNE)));
     else if (dt == DType::F8E4M3)
       storeAs<uint8_t>(dst, f64ToFp8e4m3(f, Rounding::RTNE));
     else
