@@ -162,7 +162,8 @@ def compile_kernel(jit_fn, spec, options, arch: str):
                 asm = {k: a for k, a in entry["asm"].items() if k != disk.LOCATED_TTIR}
                 md = dict(entry["metadata"], compile_times={"cache": clock.total()})
                 return TileGPUKernel(jit_fn, spec, options, asm, md, v)
-    module, asm = _ttir(jit_fn, spec, options, name, base)
+    module, _ = cc.frontend(jit_fn, spec, options, base)
+    asm = cc.ttir_asm(module, name, base)
     clock.lap("frontend")
     key = entry_key(base, version or "none")
     tile = tile_stage.convert(module, name, options, arch=arch, launch_guards=True)
@@ -230,17 +231,6 @@ class _Stages:
 
     def total(self) -> float:
         return time.perf_counter() - self.start
-
-
-def _ttir(jit_fn, spec, options, name: str, key: str):
-    from ..compiler.frontend import ast_to_ttir
-
-    module = ast_to_ttir(jit_fn, spec.signature, spec.constants, spec.attrs, options)
-    cc._dump(name, key, "source", str(module))
-    cpu.core().run_passes(module, cc.TTIR_PASSES)
-    asm = {"ttir": str(module)}
-    cc._dump(name, key, "ttir", asm["ttir"])
-    return module, asm
 
 
 # ------------------------------------------------------------------------------ the kernel

@@ -161,18 +161,30 @@ def _dump(name: str, key: str, stage: str, text: str) -> None:
         f.write(text)
 
 
-def compile_kernel(jit_fn, spec: Specialization, options, key: Optional[str] = None
-                   ) -> CompiledKernel:
+def frontend(jit_fn, spec: Specialization, options, key: Optional[str] = None):
+    """The stages every backend starts with: the Python function to TTIR (dumped as `source`),
+    then TTIR_PASSES. (module, key): `key` names the dumps, by default the TTIR's hash."""
     from .frontend import ast_to_ttir
 
-    _core = cpu.core()
-    name = jit_fn.__name__
     module = ast_to_ttir(jit_fn, spec.signature, spec.constants, spec.attrs, options)
     key = key or hashlib.sha256(str(module).encode()).hexdigest()
-    _dump(name, key, "source", str(module))
-    _core.run_passes(module, TTIR_PASSES)
-    return named_by_repr(backend_stages(module, name, key, options, spec.param_types), jit_fn,
-                         spec)
+    _dump(jit_fn.__name__, key, "source", str(module))
+    cpu.core().run_passes(module, TTIR_PASSES)
+    return module, key
+
+
+def ttir_asm(module, name: str, key: str) -> Dict[str, Any]:
+    """The kernel's `asm` after the frontend: {"ttir": text}, dumped as `ttir`."""
+    asm = {"ttir": str(module)}
+    _dump(name, key, "ttir", asm["ttir"])
+    return asm
+
+
+def compile_kernel(jit_fn, spec: Specialization, options, key: Optional[str] = None
+                   ) -> CompiledKernel:
+    module, key = frontend(jit_fn, spec, options, key)
+    return named_by_repr(backend_stages(module, jit_fn.__name__, key, options, spec.param_types),
+                         jit_fn, spec)
 
 
 def named_by_repr(kernel: CompiledKernel, jit_fn, spec: Specialization) -> CompiledKernel:
@@ -196,8 +208,7 @@ def backend_stages(module, name: str, key: str, options, param_types) -> Compile
     from ..tools.classify import written_arg_indices
     from . import tile_stage
 
-    asm = {"ttir": str(module)}
-    _dump(name, key, "ttir", asm["ttir"])
+    asm = ttir_asm(module, name, key)
     located = module.str(True)
     written = sp.locate_arguments(param_types, written_arg_indices(module, name))
     path, reason, program, accesses = "ptx", None, None, ()
