@@ -267,6 +267,11 @@ TILEIRAS_HANGS = {
 _tileiras_minor = []
 
 
+def _by_prefix(table, name: str):
+    """The reason of the first key of `table` that `name` (a test's node name) starts with."""
+    return next((why for key, why in table.items() if name.startswith(key)), None)
+
+
 def _tileiras_hang_reason(item):
     if not _tileiras_minor:
         try:
@@ -275,8 +280,7 @@ def _tileiras_hang_reason(item):
             _tileiras_minor.append(".".join(tileiras.info().short_version.split(".")[:2]))
         except Exception:  # noqa: BLE001 - no tileiras: the Tile path falls back, nothing hangs
             _tileiras_minor.append(None)
-    hangs = TILEIRAS_HANGS.get(_tileiras_minor[0], {})
-    why = next((w for key, w in hangs.items() if item.name.startswith(key)), None)
+    why = _by_prefix(TILEIRAS_HANGS.get(_tileiras_minor[0], {}), item.name)
     return why and f"tileiras {_tileiras_minor[0]} hangs on it: {why}"
 
 
@@ -285,7 +289,7 @@ def _stock_36_reason(item, path: str):
         why = STOCK_36.get(item.name) or STOCK_36.get(item.originalname)
         return why and f"stock Triton 3.6: {why}"
     if path == "tile":
-        why = next((w for key, w in TILE_FALLS_BACK.items() if item.name.startswith(key)), None)
+        why = _by_prefix(TILE_FALLS_BACK, item.name)
         if why:
             return f"falls back to stock Triton 3.6, which cannot run it either: {why}"
         return _tileiras_hang_reason(item)

@@ -16,21 +16,20 @@ void eliminateDeadCode(Module &m);             // dce.cpp
 void scalarizeLoopPointers(Module &m);         // loop_pointers.cpp (Tile pipeline)
 void expandBlockPointerLoops(Module &m);       // block_pointer_loops.cpp
 void lowerBlockPointers(Module &m);            // lower_block_pointers.cpp (TTIR path)
+// insert_memory_tokens.cpp (Tile IR): thread tokens so that accesses that may alias stay in
+// program order.
+void insertMemoryTokens(Module &m, const std::vector<std::vector<int>> &aliasClasses = {});
 
-// Runs the named passes in order ("inline", "canonicalize", "cse", "dce",
-// "scalarize-loop-pointers", "expand-block-pointer-loops", "lower-block-pointers"), verifying
-// the module after each; throws std::invalid_argument for an unknown name.
 // What a pass may need beyond the module: the launch's facts (Tile IR passes).
 struct PassContext {
   // Kernel arguments seen at one address at the launch (indices into the entry's arguments).
   std::vector<std::vector<int>> aliasClasses;
 };
-// insert_memory_tokens.cpp (Tile IR): thread tokens so that accesses that may alias stay in
-// program order.
-void insertMemoryTokens(Module &m, const std::vector<std::vector<int>> &aliasClasses = {});
 
-// Runs the named passes in order, verifying the module after each; an unknown name throws
-// std::invalid_argument naming it.
+// Runs the named passes in order ("inline", "canonicalize", "cse", "dce",
+// "scalarize-loop-pointers", "expand-block-pointer-loops", "lower-block-pointers",
+// "insert-memory-tokens"), verifying the module after each; throws std::invalid_argument for
+// an unknown name.
 void runPasses(Module &m, const std::vector<std::string> &names, const PassContext &ctx = {});
 
 // Helpers shared by passes.

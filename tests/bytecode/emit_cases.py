@@ -71,13 +71,9 @@ def golden_file_cases() -> Dict[str, Case]:
             continue
         module = C.parse_ttir(text, str(path))
         C.run_passes(module, opt.expand_passes(args.passes))
-        options, defaults = {}, C.TileOptions()
-        for pair in args.tile_option:
-            name, _, value = pair.partition("=")
-            options[name] = opt.tile_option_value(defaults, name, value)
         name = str(path.relative_to(GOLDEN_FILES).with_suffix(""))
         case = Case(module.str(), opt.kernel_name(module, args.convert_to_tile or None),
-                    options)
+                    opt.tile_option_values(args.tile_option))
         if convert(case)[0] is not None:
             cases[f"golden/{name}"] = case
     return cases

@@ -32,7 +32,7 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
-from typing import List, Optional, TextIO, Tuple
+from typing import Any, Dict, List, Optional, TextIO, Tuple
 
 from .. import _core
 from ..compiler.compiler import PTX_PASSES, TTIR_PASSES
@@ -71,18 +71,27 @@ def tile_option_value(options, name: str, text: str):
     return option_value(text)
 
 
-def tile_options(pairs: List[str]):
+def tile_option_values(pairs: List[str]) -> Dict[str, Any]:
+    """{field: value} from `--tile-option NAME=VALUE` pairs, each NAME a TileOptions field."""
     o = _core.TileOptions()
+    values: Dict[str, Any] = {}
     for pair in pairs:
         name, eq, value = pair.partition("=")
         if not eq or not hasattr(o, name):
             raise OptError(f"--tile-option {pair!r}: expected NAME=VALUE with NAME a field of "
                            f"TileOptions ({', '.join(n for n in dir(o) if not n[0] == '_')})")
+        values[name] = tile_option_value(o, name, value)
+    return values
+
+
+def tile_options(pairs: List[str]):
+    o = _core.TileOptions()
+    for name, value in tile_option_values(pairs).items():
         try:
-            setattr(o, name, tile_option_value(o, name, value))
+            setattr(o, name, value)
         except TypeError:
             want = type(getattr(o, name)).__name__
-            raise OptError(f"--tile-option {pair!r}: {name} takes a {want}") from None
+            raise OptError(f"--tile-option {name}={value!r}: {name} takes a {want}") from None
     return o
 
 
