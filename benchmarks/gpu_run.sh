@@ -14,6 +14,7 @@
 # 4. STEPS (default: all, in this order):
 #      probe  benchmarks/env_probe.py and tools.check: the process's C++ environment, tileiras
 #      gpu    tests/gpu on both paths (PATHS="tile ptx")
+#      multi  tests/gpu/test_multi_gpu.py alone, verbose, both paths (skips below two GPUs)
 #      suite  the kernel suite (tests/language, tests/examples) with --device cuda, both paths
 #      launch benchmarks/launch_overhead.py
 #      bench  the benchmark table (LEAN=1: only the configs a user tunes), cold compile column
@@ -81,6 +82,13 @@ for step in $STEPS; do
       SUMMARY+=("tests/gpu $p: $(tail -1 "$L/gpu_$p.log")")
       echo "  ${SUMMARY[-1]}"
     done
+    ;;
+  multi)
+    stamp "several GPUs in one process ($(nvidia-smi -L | wc -l) GPUs)"
+    $PY -m pytest -v tests/gpu/test_multi_gpu.py -k "tile or ptx" -p no:cacheprovider -rfEs \
+      --timeout=300 > "$L/multi_gpu.log" 2>&1
+    grep -E "PASSED|FAILED|ERROR|SKIPPED" "$L/multi_gpu.log" | cut -c1-200 | head -30
+    SUMMARY+=("tests/gpu/test_multi_gpu.py ($(nvidia-smi -L | wc -l) GPUs): $(tail -1 "$L/multi_gpu.log")")
     ;;
   suite)
     for p in ${PATHS:-tile ptx}; do
