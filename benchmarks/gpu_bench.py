@@ -49,6 +49,8 @@ class Case(NamedTuple):
     tol: float
     work: float  # bytes moved (GB/s) or flops (TFLOP/s)
     unit: str  # "GB/s" or "TFLOP/s"
+    regrid: Optional[Callable[[dict], tuple]] = None  # the grid of other block sizes (TUNE)
+    torch_fn: Optional[Callable[[], object]] = None  # what a torch user runs instead
 
 
 class Tensors:
@@ -75,6 +77,12 @@ class Tensors:
         return torch.full(shape, float("nan"), device="cuda", dtype=getattr(torch, dtype))
 
 
+def _torch():
+    import torch
+
+    return torch
+
+
 def _np_dtype(name):
     if name == "bfloat16":
         import ml_dtypes
@@ -94,7 +102,9 @@ def vector_add(t: Tensors, n: int) -> Case:
     x, y, out = t.randn(n, "float32"), t.randn(n, "float32"), t.empty(n, "float32")
     return Case("vector add fp32", f"N=2^{n.bit_length() - 1}", example("vector_add").add_kernel,
                 (tt.cdiv(n, 1024),), [x, y, out, n], {"BLOCK_SIZE": 1024}, [out],
-                lambda: _rel_err(out, x + y), 0.0, 12.0 * n, "GB/s")
+                lambda: _rel_err(out, x + y), 0.0, 12.0 * n, "GB/s",
+                lambda meta: (tt.cdiv(n, meta["BLOCK_SIZE"]),),
+                lambda: _torch().add(x, y, out=out))
 
 
 def softmax(t: Tensors, m: int, n: int, dtype: str) -> Case:
@@ -107,7 +117,8 @@ def softmax(t: Tensors, m: int, n: int, dtype: str) -> Case:
     return Case(f"softmax {short}", f"{m}x{n}", example("fused_softmax").softmax_kernel,
                 (m,), [out, x, n, n, m, n],
                 {"BLOCK_SIZE": tt.next_power_of_2(n), "num_stages": 2, "num_warps": 16}, [out],
-                check, 1e-2, 2.0 * m * n * 2, "GB/s")
+                check, 1e-2, 2.0 * m * n * 2, "GB/s",
+                torch_fn=lambda: _torch().softmax(x, -1))
 
 
 def layer_norm(t: Tensors, m: int, n: int) -> Case:
@@ -124,7 +135,8 @@ def layer_norm(t: Tensors, m: int, n: int) -> Case:
     return Case("layer norm fp16", f"{m}x{n}", example("layer_norm").layer_norm_fwd_kernel,
                 (m,), [x, y, w, b, mean, rstd, n, n, 1e-5],
                 {"BLOCK_SIZE": tt.next_power_of_2(n), "num_warps": 8}, [y, mean, rstd], check,
-                1e-2, 4.0 * m * n, "GB/s")
+                1e-2, 4.0 * m * n, "GB/s",
+                torch_fn=lambda: _torch().nn.functional.layer_norm(x, (n,), w, b, 1e-5))
 
 
 def matmul(t: Tensors, size: int, dtype: str) -> Case:
@@ -141,7 +153,9 @@ def matmul(t: Tensors, size: int, dtype: str) -> Case:
                 [a, b, c, size, size, size, size, 1, size, 1, size, 1],
                 {"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": 8, "ACTIVATION": "",
                  "num_warps": 8, "num_stages": 3}, [c], check, 1e-2,
-                2.0 * size ** 3, "TFLOP/s")
+                2.0 * size ** 3, "TFLOP/s",
+                lambda meta: (tt.cdiv(size, meta["BLOCK_M"]) * tt.cdiv(size, meta["BLOCK_N"]),),
+                lambda: _torch().matmul(a, b))
 
 
 def matmul_tma(t: Tensors, size: int, dtype: str) -> Case:
@@ -162,7 +176,8 @@ def matmul_tma(t: Tensors, size: int, dtype: str) -> Case:
     return Case(f"matmul TMA {short}", f"{size}^3", example("matmul_tma").matmul_tma_kernel.fn,
                 (min(sms, tiles),), [*descs, size, size, size, sms],
                 {"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "num_warps": 8, "num_stages": 3},
-                [c], check, 1e-2, 2.0 * size ** 3, "TFLOP/s")
+                [c], check, 1e-2, 2.0 * size ** 3, "TFLOP/s",
+                torch_fn=lambda: _torch().matmul(a, b))
 
 
 def matmul_desc(t: Tensors, size: int, dtype: str) -> Case:
@@ -182,7 +197,8 @@ def matmul_desc(t: Tensors, size: int, dtype: str) -> Case:
     return Case(f"matmul desc {short}", f"{size}^3", example("matmul_tma").matmul_desc_kernel,
                 (tt.cdiv(size, bm) * tt.cdiv(size, bn),), [*descs, size, size, size],
                 {"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "num_warps": 8, "num_stages": 3},
-                [c], check, 1e-2, 2.0 * size ** 3, "TFLOP/s")
+                [c], check, 1e-2, 2.0 * size ** 3, "TFLOP/s",
+                torch_fn=lambda: _torch().matmul(a, b))
 
 
 def attention(t: Tensors, z: int, h: int, n_ctx: int, d: int) -> Case:
@@ -203,7 +219,9 @@ def attention(t: Tensors, z: int, h: int, n_ctx: int, d: int) -> Case:
                 [q, k, v, scale, m, o, *st, *st, *st, *st, h, n_ctx],
                 {"HEAD_DIM": d, "BLOCK_M": bm, "BLOCK_N": bn, "CAUSAL": False, "num_warps": 8,
                  "num_stages": 3}, [o, m], check, 1e-2, 4.0 * z * h * n_ctx * n_ctx * d,
-                "TFLOP/s")
+                "TFLOP/s", lambda meta: (tt.cdiv(n_ctx, meta["BLOCK_M"]), z * h, 1),
+                lambda: _torch().nn.functional.scaled_dot_product_attention(q, k, v,
+                                                                            scale=scale))
 
 
 FAMILIES = ["vector_add", "softmax", "layer_norm", "matmul", "matmul_tma", "attention"]
@@ -238,6 +256,47 @@ ALL_VIEWS = {"env": {"TRITON_TILE_RAISE_VIEWS": "all"}}
 COLUMNS = {"per-access views": PER_ACCESS, "all views": ALL_VIEWS, "no TMA": NO_TMA,
            "worker warps": WORKER_WARPS, "unguarded": UNGUARDED, "unversioned": UNVERSIONED,
            "in-kernel versions": IN_KERNEL, "pointers": POINTER_VARIANT}
+
+
+# Best against best: the block sizes and launch knobs a user tunes. Each side runs every one (a
+# Tile run reads num_warps only as worker warps; occupancy and the latency hint are its own,
+# above); stock Triton also runs its own knobs in STOCK_ONLY. The matmul list is the Triton
+# tutorial's autotune list for fp16 on CUDA (its first five, plus the table's default and a
+# small tile for small sizes).
+_MM = [dict(BLOCK_M=m, BLOCK_N=n, BLOCK_K=k, num_warps=w, num_stages=st)
+       for m, n, k, w, st in ((128, 256, 64, 8, 3), (64, 256, 32, 4, 4), (128, 128, 32, 4, 4),
+                              (128, 64, 32, 4, 4), (64, 128, 32, 4, 4), (64, 64, 32, 4, 4))]
+TUNE = {"vector add fp32": [{"BLOCK_SIZE": 2048}, {"BLOCK_SIZE": 4096, "num_warps": 8}],
+        "matmul fp16": _MM, "matmul bf16": _MM,
+        "attention fwd fp16": [dict(BLOCK_M=128, BLOCK_N=128, num_warps=8, num_stages=3),
+                               dict(BLOCK_M=64, BLOCK_N=64, num_warps=4, num_stages=4),
+                               dict(BLOCK_M=128, BLOCK_N=64, num_warps=4, num_stages=3)]}
+_NORM = [dict(num_warps=w, num_stages=st) for w in (4, 8, 16) for st in (1, 2, 3)]
+STOCK_ONLY = {"softmax fp16": _NORM, "softmax bf16": _NORM, "layer norm fp16": _NORM,
+              "matmul TMA fp16": [dict(num_warps=4, num_stages=4), dict(num_stages=4)],
+              "matmul desc fp16": [dict(num_warps=4, num_stages=4), dict(num_stages=4)]}
+
+# The hardware limits: memory-bound rows against the device's copy bandwidth (measured in the
+# run: torch's copy of 1 GiB), compute-bound rows against the card's dense fp16/bf16 tensor
+# peak (NVIDIA's data sheets; unknown cards print "-").
+DENSE_PEAK_TFLOPS = {"H100 80GB HBM3": 989.4, "H100 SXM": 989.4, "H200": 989.4,
+                     "H100 NVL": 835.0, "H100 PCIe": 756.0, "GH200": 989.4}
+
+
+def dense_peak(device_name: str) -> Optional[float]:
+    return next((v for k, v in DENSE_PEAK_TFLOPS.items() if k in device_name), None)
+
+
+def copy_bandwidth() -> float:
+    """GB/s of torch's device-to-device copy of 1 GiB (read + write), the memory-bound
+    limit a kernel can reach."""
+    import torch
+    from triton.testing import do_bench
+
+    x = torch.randn(1 << 28, device="cuda")
+    y = torch.empty_like(x)
+    ms = do_bench(lambda: y.copy_(x), warmup=25, rep=200, return_mode="median")
+    return 2.0 * x.numel() * 4 / (ms * 1e-3) / 1e9
 
 
 # num_stages is the latency hint of loads and stores (1..10: how heavy the DRAM traffic is; 0:
@@ -289,7 +348,9 @@ def cases(t: Tensors, quick: bool, only) -> List[Callable[[], Case]]:
         "softmax": [lambda: softmax(t, 1024 if q else 4096, 4096, "float16"),
                     lambda: softmax(t, 1024 if q else 8192, 8192, "bfloat16")],
         "layer_norm": [lambda: layer_norm(t, 1024 if q else 4096, 4096)],
-        "matmul": [lambda: matmul(t, 1024 if q else 4096, "float16"),
+        "matmul": [*([] if q else [lambda: matmul(t, 512, "float16"),  # small GEMMs
+                                   lambda: matmul(t, 1024, "float16")]),
+                   lambda: matmul(t, 1024 if q else 4096, "float16"),
                    lambda: matmul(t, 2048 if q else 8192, "float16"),
                    lambda: matmul(t, 1024 if q else 4096, "bfloat16"),
                    lambda: matmul(t, 2048 if q else 8192, "bfloat16")],
@@ -326,7 +387,36 @@ def _measure(case: Case, launch) -> dict:
             "value": value, "kernel": kernel, "first_s": first}
 
 
-def run_case(case: Case, lean: bool = False) -> dict:
+def _grid(case: Case, meta: dict) -> tuple:
+    return case.regrid(meta) if case.regrid else case.grid
+
+
+def _tuned(case: Case, configs, launch, side: str) -> List[dict]:
+    """`launch(meta, grid)` over TUNE-style configs; a config that fails is reported on stderr
+    and left out (a tile too large for shared memory, say), never the whole case."""
+    runs = []
+    for extra in configs:
+        meta = dict(case.meta, **extra)
+        try:
+            r = _measure(case, lambda m=meta: launch(m, _grid(case, m)))
+        except Exception as e:
+            print(f"  {side} {case.name} {case.label} {extra}: {type(e).__name__}: "
+                  f"{str(e).splitlines()[0][:120] if str(e) else ''}", file=sys.stderr, flush=True)
+            continue
+        r["config"] = ",".join(f"{k}={v}" for k, v in extra.items())
+        print(f"  {side} {case.name} {case.label} {r['config']}: {r['value']:.1f} {case.unit}"
+              f"{'' if r['ok'] else ' WRONG'}", file=sys.stderr, flush=True)
+        runs.append(r)
+    return runs
+
+
+def _fastest(runs: List[dict]) -> Optional[dict]:
+    return min((r for r in runs if r and r["ok"]), key=lambda r: r["ms"], default=None)
+
+
+def run_case(case: Case, lean: bool = False, versus: bool = False) -> dict:
+    """The Tile path over its variants and stock Triton at the case's config; with `versus`,
+    both sides also over TUNE (stock over STOCK_ONLY too) and torch's own kernel."""
     from triton_tile.backends import ptx_gpu
 
     tiles = []
@@ -354,8 +444,34 @@ def run_case(case: Case, lean: bool = False) -> dict:
         print(f"  {case.name} {case.label}: stock Triton: {type(e).__name__}: {e}",
               file=sys.stderr, flush=True)
         stock = None
-    return {"tile": tile, "best": best, "columns": columns, "stock": stock,
-            "path": tile["kernel"].metadata.path}
+    out = {"tile": tile, "best": best, "columns": columns, "stock": stock,
+           "path": tile["kernel"].metadata.path}
+    if versus:
+        tune = TUNE.get(case.name, [])
+        tile_tuned = _tuned(case, tune, lambda m, g: case.kernel[g](*case.args, enable_tile=True,
+                                                                     **m), "tile")
+        stock_tuned = _tuned(case, tune + STOCK_ONLY.get(case.name, []),
+                             lambda m, g: twin[g](*stock_args, **m), "stock")
+        if stock is not None:
+            stock["config"] = "default"
+        out["tile_best"] = _fastest([best, *tile_tuned])
+        out["stock_best"] = _fastest([stock, *stock_tuned])
+        out["torch"] = _measure_torch(case)
+    return out
+
+
+def _measure_torch(case: Case) -> Optional[dict]:
+    if case.torch_fn is None:
+        return None
+    from triton.testing import do_bench
+
+    try:
+        ms = do_bench(case.torch_fn, warmup=25, rep=100, return_mode="median")
+    except Exception as e:
+        print(f"  torch {case.name} {case.label}: {type(e).__name__}: {e}", file=sys.stderr,
+              flush=True)
+        return None
+    return {"ms": ms, "value": case.work / (ms * 1e-3) / (1e9 if case.unit == "GB/s" else 1e12)}
 
 
 def _value(run: Optional[dict]) -> str:
@@ -407,11 +523,14 @@ def main(args) -> int:
     header = ["kernel", "size", "path", "ok", "tile ms", "tile", "triton ms", "triton",
               "ratio", "best tile (config)", "best ratio", "cold tile s", "cold triton s",
               "tile compile stages (s)", *columns, "err tile/triton"]
-    rows, failures = [], []
+    versus = getattr(args, "versus", False)
+    if versus:
+        copy_gbs, peak = copy_bandwidth(), dense_peak(props.name)
+    rows, vs_rows, failures = [], [], []
     for make in cases(t, args.quick, args.only):
         c = make()
         try:
-            r = run_case(c, args.lean)
+            r = run_case(c, args.lean, versus)
         except Exception as e:  # one broken case must not hide the others' numbers
             rows.append([c.name, c.label, "ERROR", "NO"] + ["-"] * (len(header) - 5) +
                         [f"{type(e).__name__}: {str(e).splitlines()[0][:80]}"])
@@ -431,6 +550,9 @@ def main(args) -> int:
                      f"{tile['err']:.1e}/{stock['err']:.1e}"])
         if not ok:
             failures.append(c.name)
+        if versus:
+            limit = copy_gbs if c.unit == "GB/s" else peak
+            vs_rows.append(_versus_row(c, r, limit))
         print(f"  measured {c.name} {c.label}", file=sys.stderr, flush=True)
         del c, r
         torch.cuda.empty_cache()
@@ -456,6 +578,43 @@ def main(args) -> int:
           "guarded loop in the kernel); pointers = "
           "TRITON_TILE_RAISE_VIEWS=0 (pointer gathers, as NVIDIA's backend); columns in "
           "GB/s or TFLOP/s")
+    if versus:
+        _print_table(VERSUS_HEADER, vs_rows)
+        print(f"best against best, in this run: each side's fastest correct config over TUNE "
+              f"(the Tile path also over its occupancy and latency hints, stock Triton also "
+              f"over STOCK_ONLY); torch = what a torch user runs (cuBLAS matmul, "
+              f"scaled_dot_product_attention, torch.softmax, layer_norm, torch.add); "
+              f"ours/best = the other side's time over ours (above 1: ours is faster); limit = "
+              f"device copy {copy_gbs:.0f} GB/s (torch, 1 GiB) for GB/s rows, dense fp16/bf16 "
+              f"peak {peak if peak else '-'} TFLOP/s for TFLOP/s rows")
     if failures:
         print("wrong or failed: " + ", ".join(failures))
     return 1 if (args.check and failures) else 0
+
+
+VERSUS_HEADER = ["kernel", "size", "ours: best (config)", "ms", "stock Triton: best (config)",
+                 "ms", "torch", "ms", "ours/best", "% of limit"]
+
+
+def _versus_row(c: Case, r: dict, limit: Optional[float]) -> List[str]:
+    def cell(run):
+        if run is None:
+            return "-", "-"
+        return f"{run['value']:.1f} {c.unit} ({run.get('config', '')})", f"{run['ms']:.3f}"
+
+    mine, theirs, torch_run = r.get("tile_best"), r.get("stock_best"), r.get("torch")
+    others = [x["ms"] for x in (theirs, torch_run) if x is not None]
+    ratio = f"{min(others) / mine['ms']:.2f}x" if mine and others else "-"
+    share = f"{100 * mine['value'] / limit:.0f}%" if mine and limit else "-"
+    torch_cell = ("-", "-") if torch_run is None else (f"{torch_run['value']:.1f} {c.unit}",
+                                                       f"{torch_run['ms']:.3f}")
+    return [c.name, c.label, *cell(mine), *cell(theirs), *torch_cell, ratio, share]
+
+
+def _print_table(header: List[str], rows: List[List[str]]) -> None:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h)
+              for i, h in enumerate(header)]
+    print("  ".join(h.ljust(w) for h, w in zip(header, widths)))
+    print("  ".join("-" * w for w in widths))
+    for r in rows:
+        print("  ".join(x.ljust(w) for x, w in zip(r, widths)))

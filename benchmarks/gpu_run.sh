@@ -20,12 +20,16 @@
 #      bench  the benchmark table (LEAN=1: only the configs a user tunes), cold compile column
 #      aot    the carried-cache feature: .gpu_cache (benchmarks/build_gpu_cache.sh) runs
 #             tests/gpu's Tile path with tileiras off PATH
-# Logs go to $OUT (one archive, logs.tar.xz); the summary prints last.
+#    VERSUS=1: the bench step adds best against best (run_all.py --versus: each side tuned,
+#    torch beside them, the hardware limit).
+# Logs are written under /tmp and packed into $OUT as one archive, logs.tar.xz (the device tool
+# brings back at most 8 files); the summary prints last.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/triton_tile_gpu_run}
-mkdir -p "$OUT/logs"
-L="$OUT/logs"
+LOGS=$(mktemp -d /tmp/gpu_run.XXXX)
+mkdir -p "$OUT" "$LOGS/logs"
+L="$LOGS/logs"
 STEPS=${STEPS:-probe gpu suite launch bench}
 TILEIRAS=${TILEIRAS:-13.4}
 export PYTHONUNBUFFERED=1
@@ -35,7 +39,7 @@ PY=${PY:-python3}
 t0=$(date +%s)
 stamp() { echo "[$(( $(date +%s) - t0 ))s] $*"; }
 SUMMARY=()
-pack() { tar -C "$OUT" -cJf "$OUT/logs.tar.xz" logs 2>/dev/null; }
+pack() { tar -C "$LOGS" -cJf "$OUT/logs.tar.xz" logs 2>/dev/null; }
 trap pack EXIT
 
 stamp "machine"
@@ -116,7 +120,7 @@ for step in $STEPS; do
       TRITON_TILE_CACHE_DIR=$(mktemp -d /tmp/tt_cache.XXXX) \
       TRITON_CACHE_DIR=$(mktemp -d /tmp/triton_cache.XXXX) \
         timeout "${FAMILY_TIMEOUT:-170}" $PY benchmarks/run_all.py --device cuda \
-        ${QUICK:+--quick} ${LEAN:+--lean} --only "$fam" > "$L/bench_$fam.log" 2> "$L/bench_$fam.err"
+        ${QUICK:+--quick} ${LEAN:+--lean} ${VERSUS:+--versus} --only "$fam" > "$L/bench_$fam.log" 2> "$L/bench_$fam.err"
       rc=$?
       [ $rc -eq 124 ] && echo "  $fam: TIMED OUT after ${FAMILY_TIMEOUT:-170}s" | tee -a "$L/bench.log"
       grep -v "^  \(measured\|variant\)" "$L/bench_$fam.err" | tail -5

@@ -79,6 +79,9 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true", help="smaller sizes, shorter timing")
     ap.add_argument("--lean", action="store_true",
                     help="GPU: only the configs a user tunes (no comparison-only knob columns)")
+    ap.add_argument("--versus", action="store_true",
+                    help="GPU: best against best (each side tuned over TUNE, torch beside "
+                         "them, the hardware limit)")
     ap.add_argument("--only", nargs="*",
                     choices=sorted(set(SCRIPTS) | {"attention", "matmul_tma"}))
     ap.add_argument("--no-interp", action="store_true", help="skip Triton's interpreter")

@@ -146,6 +146,9 @@ class Knobs(types.ModuleType):
                             "persist autotuning results in the cache directory")
     f32_default = _Env("TRITON_F32_DEFAULT", _choice("ieee", "tf32", "tf32x3"), None,
                        "default input_precision of fp32 tl.dot", changes_code=True)
+    default_fp_fusion = _Env("TRITON_DEFAULT_FP_FUSION", _parse_bool, True,
+                             "enable_fp_fusion's default: GPU targets contract a * b + c into "
+                             "one fma, as stock Triton does", changes_code=True)
     # Backend selection (read at launch)
     enable_tile = _Env("ENABLE_TILE", _parse_bool, False,
                        "make the Tile IR path the default", changes_code=True)

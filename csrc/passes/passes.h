@@ -19,6 +19,7 @@ void lowerBlockPointers(Module &m);            // lower_block_pointers.cpp (TTIR
 // insert_memory_tokens.cpp (Tile IR): thread tokens so that accesses that may alias stay in
 // program order.
 void insertMemoryTokens(Module &m, const std::vector<std::vector<int>> &aliasClasses = {});
+void fuseMultiplyAdd(Module &m); // fuse_fma.cpp (Tile IR): mulf feeding addf/subf -> fma
 
 // What a pass may need beyond the module: the launch's facts (Tile IR passes).
 struct PassContext {
@@ -28,8 +29,8 @@ struct PassContext {
 
 // Runs the named passes in order ("inline", "canonicalize", "cse", "dce",
 // "scalarize-loop-pointers", "expand-block-pointer-loops", "lower-block-pointers",
-// "insert-memory-tokens"), verifying the module after each; throws std::invalid_argument for
-// an unknown name.
+// "insert-memory-tokens", "fuse-fma"), verifying the module after each; throws
+// std::invalid_argument for an unknown name.
 void runPasses(Module &m, const std::vector<std::string> &names, const PassContext &ctx = {});
 
 // Helpers shared by passes.

@@ -23,6 +23,8 @@ void runPasses(Module &m, const std::vector<std::string> &names, const PassConte
       lowerBlockPointers(m);
     else if (n == "insert-memory-tokens")
       insertMemoryTokens(m, ctx.aliasClasses);
+    else if (n == "fuse-fma")
+      fuseMultiplyAdd(m);
     else
       throw std::invalid_argument("unknown pass '" + n + "'");
     verifyModule(m);

@@ -511,3 +511,36 @@ def test_tile_ir_is_the_same_every_compile(monkeypatch, cache_dir, gpu_machine):
                                             BLOCK_N=64, BLOCK_K=32)
         texts.add((k.asm["tileir"], k.asm["tileir_general"], k.asm["guard"]))
     assert len(texts) == 1
+
+
+@triton.jit
+def axpy_kernel(x_ptr, y_ptr, out_ptr, a, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x, y = tl.load(x_ptr + offs, mask=mask), tl.load(y_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, a * x + y, mask=mask)
+
+
+@pytest.mark.parametrize("how", ["default", "launch", "env"])
+def test_gpu_targets_contract_multiply_add_as_stock_triton(monkeypatch, cache_dir, gpu_machine,
+                                                            how):
+    """`a * x + y` on a GPU target is one fma, as stock Triton's LLVM makes it (the H100 gave
+    other bits in a quarter of the results without); enable_fp_fusion=False, at the launch
+    or through TRITON_DEFAULT_FP_FUSION=0, keeps two roundings; the CPU executors never
+    contract (the TTIR executor does not either)."""
+    monkeypatch.setenv("ENABLE_TILE", "1")
+    monkeypatch.setattr(tile_gpu, "installed_tileiras_version", lambda: "stand-in")
+    monkeypatch.setattr(tileiras, "compile", lambda bytecode, arch: b"\x7fELF stand-in")
+    kw = {"enable_fp_fusion": False} if how == "launch" else {}
+    if how == "env":
+        monkeypatch.setenv("TRITON_DEFAULT_FP_FUSION", "0")
+    axpy_kernel.cache.clear()
+    k = axpy_kernel.warmup(*three_arrays(), 1.5, 1000, BLOCK=1024, grid=(1,), **kw)
+    fused = how == "default"
+    assert k.metadata.enable_fp_fusion is fused
+    body = k.asm["tileir"]
+    assert (" fma " in body, " mulf " in body, " addf " in body) == (fused, not fused,
+                                                                      not fused)
+    x, y, out = (np.random.default_rng(0).standard_normal(100, np.float32) for _ in range(3))
+    host = axpy_kernel.warmup(x, y, out, 1.5, 100, BLOCK=128, grid=(1,))
+    assert " fma " not in host.asm["tileir"] and " mulf " in host.asm["tileir"]

@@ -99,12 +99,13 @@ OPTION_NAMES = frozenset(f.name for f in dataclasses.fields(CPUOptions))
 
 
 def parse_options(launch_kwargs: dict, *, debug: bool, enable_tile: bool,
-                  f32_default: Optional[str]) -> CPUOptions:
-    """Options from launch keywords; `debug`, `enable_tile` and `f32_default` are the values
-    already resolved from decorator and environment (launch keywords win)."""
+                  f32_default: Optional[str], fp_fusion: bool = True) -> CPUOptions:
+    """Options from launch keywords; `debug`, `enable_tile`, `f32_default` and `fp_fusion`
+    are the values already resolved from decorator and environment (launch keywords win)."""
     kw = {k: v for k, v in launch_kwargs.items() if k in OPTION_NAMES}
     kw.setdefault("debug", debug)
     kw.setdefault("enable_tile", enable_tile)
+    kw.setdefault("enable_fp_fusion", fp_fusion)
     if f32_default:
         kw.setdefault("default_dot_input_precision", f32_default)
     for name in ("num_warps", "num_stages", "num_ctas", "occupancy", "maxnreg"):
@@ -115,7 +116,7 @@ def parse_options(launch_kwargs: dict, *, debug: bool, enable_tile: bool,
             kw[name] = int(v)
     if "allowed_dot_input_precisions" in kw:
         kw["allowed_dot_input_precisions"] = tuple(kw["allowed_dot_input_precisions"])
-    for flag in ("debug", "enable_tile"):
+    for flag in ("debug", "enable_tile", "enable_fp_fusion"):
         if isinstance(kw[flag], np.bool_):
             kw[flag] = bool(kw[flag])
     return CPUOptions(**kw)

@@ -11,6 +11,7 @@ current stream.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import sys
 import threading
@@ -199,6 +200,21 @@ def arg_to_stock(v: Any) -> Any:
     return v
 
 
+_HERE = contextlib.nullcontext()
+
+
+def on_device(index: int):
+    """Stock Triton compiles for, and launches on, the *current* CUDA device and its current
+    stream; ours follow the arrays. Around a stock launch on device `index` this makes that
+    device current (torch's `with torch.cuda.device(index)`), so the launch runs in its
+    context, on its current stream, with stock's per-device kernel. A no-op (no torch call)
+    when it is current already or torch's CUDA is not initialized (no CUDA tensor exists)."""
+    torch = sys.modules.get("torch")
+    if torch is None or not torch.cuda.is_initialized() or torch.cuda.current_device() == index:
+        return _HERE
+    return torch.cuda.device(index)
+
+
 def launch_stock(jit_fn, grid, bound, opt_kw):
     """Launches stock Triton's twin of `jit_fn` on our bound arguments; its CompiledKernel."""
     twin = twin_of(jit_fn)  # first: without stock Triton, the error says how to get it
@@ -284,9 +300,10 @@ class PTXGPUKernel(cc.CompiledKernel):
         self._stock = stock
 
     def launch_device(self, grid, runtime, buf, bound, opt_kw) -> None:
-        self._stock = launch_stock(self._jit_fn, grid, bound, opt_kw)
+        with on_device(buf.device):
+            self._stock = launch_stock(self._jit_fn, grid, bound, opt_kw)
 
-    def warmup_device(self, grid, bound, opt_kw) -> None:
+    def warmup_device(self, grid, buf, bound, opt_kw) -> None:
         """`kernel.warmup(...)` on CUDA arrays: stock Triton compiles (ttgir, llir, ptx,
         cubin: `asm` shows them) and nothing runs. Without stock Triton there is nothing to
         compile with; the first launch raises the ImportError that says how to get it."""
@@ -294,7 +311,8 @@ class PTXGPUKernel(cc.CompiledKernel):
             twin = twin_of(self._jit_fn)
         except ImportError:
             return
-        self._stock = warmup_twin(twin, grid, [arg_to_stock(a) for a in bound], opt_kw)
+        with on_device(buf.device):
+            self._stock = warmup_twin(twin, grid, [arg_to_stock(a) for a in bound], opt_kw)
 
     def launch(self, grid, args) -> None:
         raise TypeError(f"kernel {self.name} runs on the GPU's PTX path; launch it with CUDA "
@@ -319,5 +337,6 @@ class PTXGPUKernel(cc.CompiledKernel):
         return getattr(stock, "n_regs", 0) if stock is not None else 0
 
 
-__all__ = ["PTXGPUKernel", "launch_stock", "launch_twin", "warmup_twin", "current_twin",
+__all__ = ["PTXGPUKernel", "on_device", "launch_stock", "launch_twin", "warmup_twin",
+           "current_twin",
            "arg_to_stock", "twin_of", "to_stock", "stock_triton", "INSTALL_HINT"]

@@ -280,7 +280,7 @@ def compile(src, target=None, options=None) -> CompiledKernel:  # noqa: A001 - T
     if target is not None and getattr(target, "backend", "cpu") != "cpu":
         raise NotImplementedError(f"target {target}: only the CPU target is built so far")
     opts = cpu.parse_options(dict(options or {}), debug=knobs.debug, enable_tile=knobs.enable_tile,
-                             f32_default=knobs.f32_default)
+                             f32_default=knobs.f32_default, fp_fusion=knobs.default_fp_fusion)
     if isinstance(src, (str, os.PathLike)):
         return _compile_ttir_file(os.fspath(src), opts)
     spec = src.specialization()

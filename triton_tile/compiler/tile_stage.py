@@ -78,6 +78,11 @@ def tile_options(options, alias_classes=(), arch=None, ttir_text: str = ""):
     o.guard_views = knobs.view_guards
     o.version_loops = knobs.version_loops
     o.alias_classes = [list(c) for c in alias_classes]
+    # GPU targets contract a * b + c into one fma, as stock Triton's LLVM does
+    # (enable_fp_fusion, TRITON_DEFAULT_FP_FUSION): their results then match stock Triton's
+    # bit for bit. The CPU executors round each op, as the TTIR executor does.
+    if arch and options.enable_fp_fusion:
+        o.passes = list(o.passes) + ["fuse-fma"]
     return o
 
 

@@ -15,7 +15,7 @@ import re
 import textwrap
 import threading
 import weakref
-from typing import Any, Callable, Dict, List
+from typing import Any, Callable, Dict, List, Optional
 
 import numpy as np
 
@@ -290,9 +290,9 @@ class JITFunction(KernelInterface):
         tile = opt_kw.get("enable_tile")
         if tile is None:
             tile = self.enable_tile if self.enable_tile is not None else knobs.enable_tile
-        f32 = knobs.f32_default
+        f32, fusion = knobs.f32_default, knobs.default_fp_fusion
         try:
-            key = (tuple(sorted(opt_kw.items())), debug, tile, f32)
+            key = (tuple(sorted(opt_kw.items())), debug, tile, f32, fusion)
             hash(key)
         except TypeError:
             key = None
@@ -300,7 +300,7 @@ class JITFunction(KernelInterface):
         if opts is None:
             try:
                 opts = cpu.parse_options(opt_kw, debug=debug, enable_tile=tile,
-                                         f32_default=f32)
+                                         f32_default=f32, fp_fusion=fusion)
             except (TypeError, ValueError) as e:
                 raise type(e)(f"{self.__name__}: {e}") from None
             if key is not None:
@@ -412,15 +412,17 @@ class JITFunction(KernelInterface):
         stock = None
         ptx_gpu = _PTX_GPU[0] if _PTX_GPU else _import_ptx_gpu()
         twin = None if warmup or options.enable_tile else ptx_gpu.current_twin(self)
-        if twin is not None and self._cuda_only(bound):
+        on = None if twin is None else self._cuda_device(bound)
+        if on is not None:
             # The GPU's PTX path hands the launch to stock Triton, which specializes and
             # caches on its own: ours would only repeat that work (launch overhead 3x stock's)
             # to find the kernel object to return. Launch first, then look it up by the stock
             # kernel that ran; a stock kernel not seen yet takes the path below, not launching.
             if callable(grid):
                 grid = grid(dict(zip(self.arg_names, bound)))
-            stock = ptx_gpu.launch_twin(twin, cc.normalize_grid(grid, self.__name__),
-                                        self._stock_args(bound), opt_kw)
+            with ptx_gpu.on_device(on):
+                stock = ptx_gpu.launch_twin(twin, cc.normalize_grid(grid, self.__name__),
+                                            self._stock_args(bound), opt_kw)
             hit = self._by_stock.get((id(stock), id(options)))
             if hit is not None and hit[0] is stock:
                 hit[1].ran(stock)
@@ -460,7 +462,7 @@ class JITFunction(KernelInterface):
                 kernel.launch_device(cc.normalize_grid(grid, self.__name__), runtime, buf,
                                      bound, opt_kw)
         elif buf is not None and hasattr(kernel, "warmup_device"):
-            kernel.warmup_device(grid, bound, opt_kw)
+            kernel.warmup_device(grid, buf, bound, opt_kw)
         if stock is not None and getattr(kernel, "path_of_stock", False):
             kernel.ran(stock)
             self._by_stock[(id(stock), id(options))] = (stock, kernel)
@@ -480,7 +482,7 @@ class JITFunction(KernelInterface):
         return dataclasses.replace(options, enable_tile=True)
 
     def _stock_args(self, bound: tuple) -> list:
-        """Arguments that passed _cuda_only, as stock Triton takes them: only constexprs (a
+        """Arguments that passed _cuda_device, as stock Triton takes them: only constexprs (a
         dtype of ours, a constexpr object) need translating; tensors and scalars pass as is."""
         args = list(bound)
         for i in self.constexprs:
@@ -495,9 +497,10 @@ class JITFunction(KernelInterface):
                 raise RuntimeError(f"Global variable {use.name} has changed since we compiled "
                                    f"this kernel, from {use.value!r} to {cur!r}")
 
-    def _cuda_only(self, bound: tuple) -> bool:
-        """Whether every array argument is a torch CUDA tensor on one device and the rest
-        Python scalars (what stock Triton takes as they are): the PTX path's fast launch."""
+    def _cuda_device(self, bound: tuple) -> Optional[int]:
+        """The device index when every array argument is a torch CUDA tensor on that one
+        device and the rest are Python scalars (what stock Triton takes as they are): the PTX
+        path's fast launch. None otherwise."""
         device = None
         for i in self._runtime_params:
             v = bound[i]
@@ -506,14 +509,14 @@ class JITFunction(KernelInterface):
             t = type(v)
             if t in sp._TORCH_CUDA_TYPES:
                 if not v.is_cuda:
-                    return False
+                    return None
                 d = v.get_device()
                 if device is not None and d != device:
-                    return False  # two devices: our path raises the TypeError first
+                    return None  # two devices: our path raises the error first
                 device = d
             elif t is not int and t is not float and t is not bool:
-                return False
-        return device is not None
+                return None
+        return device
 
     def _compile(self, key, bound, spec_key, options, device=None):
         with _COMPILE_LOCK:
