@@ -216,8 +216,6 @@ STOCK_36 = {
     "test_dot_tf32": "Triton 3.6's tf32 dot misses a round-to-nearest tf32 reference (98% of "
                      "the elements, ~5e-4 relative)",
     "test_sqrt_rn_is_correctly_rounded[ptx-float64]": "Triton 3.6's sqrt_rn takes fp32 only",
-    "test_namedtuple_argument": "Triton 3.6's fp32 results miss the reference by ~1e-7 "
-                                "relative (3 of 32)",
     "test_compare_python_scalar[ptx-float16-0.3]": "Triton 3.6 promotes the float scalar "
                                                    "otherwise (results differ)",
     "test_compare_python_scalar[ptx-float64--0.3]": "Triton 3.6 promotes the float scalar "

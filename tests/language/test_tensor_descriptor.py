@@ -171,7 +171,9 @@ def _store_downcast_kernel(Z, M, N, BM: tl.constexpr, BN: tl.constexpr):
     desc = tl.make_tensor_descriptor(Z, [M, N], [N, 1], [BM, BN])
     rows = pid * BM + tl.arange(0, BM)[:, None]
     cols = tl.arange(0, BN)[None, :]
-    v = (rows * N + cols).to(tl.float32) * 0.37 - 20.0  # fp32 into the descriptor's element
+    # fp32 into the descriptor's element; one multiply (no add a GPU would fuse into an fma,
+    # one rounding where the reference has two)
+    v = (rows * N + cols - 54).to(tl.float32) * 0.37
     desc.store([pid * BM, 0], v)
 
 
@@ -180,8 +182,8 @@ def test_store_casts_to_element_type(dtype):
     m, n = 19, 30
     z = poisoned((m, n), dtype)
     _store_downcast_kernel[(cdiv(m, 8),)](z, m, n, BM=8, BN=32)
-    v = (np.arange(m)[:, None] * n + np.arange(n)[None, :]).astype(np.float32) * \
-        np.float32(0.37) - np.float32(20.0)
+    v = (np.arange(m)[:, None] * n + np.arange(n)[None, :] - 54).astype(np.float32) * \
+        np.float32(0.37)
     ref = v.astype(np_dtype(dtype))
     check(z, ref, dtype)
 

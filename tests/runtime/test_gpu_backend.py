@@ -117,6 +117,7 @@ def test_ahead_of_time_compile_then_a_gpu_machine_without_tileiras_hits(monkeypa
     # cache), another tileiras location configured, CUDA arrays of the same specialization.
     monkeypatch.delenv("TRITON_TILE_TARGET")
     monkeypatch.setenv("TRITON_TILE_TILEIRAS", "/elsewhere/tileiras")
+    monkeypatch.setenv("TRITON_TILE_FALLBACK", "error")  # how the GPU run proves the hit
     no_tileiras(monkeypatch)
     add_kernel.cache.clear()
     a = three_arrays()

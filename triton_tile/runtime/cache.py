@@ -85,6 +85,11 @@ def compiler_fingerprint() -> str:
 # for by ENABLE_TILE or by `enable_tile=True` must not tell a cache built on one machine from
 # the GPU machine that runs it.
 _KEY_EXCLUDED_KNOBS = ("target", "tileiras", "enable_tile")
+# For GPU compiles also the fallback policy (TRITON_TILE_FALLBACK): a GPU entry is used only
+# where it holds a cubin, that is where the Tile path compiled, which the policy does not
+# change. Else a cache built ahead of time misses on a machine that runs it with
+# TRITON_TILE_FALLBACK=error, the very setting that proves the cache is used.
+_GPU_KEY_EXCLUDED_KNOBS = _KEY_EXCLUDED_KNOBS + ("fallback",)
 
 
 def cache_key(jit_fn, spec, options, target: Optional[str] = None) -> Tuple[str, dict]:
@@ -103,7 +108,8 @@ def cache_key(jit_fn, spec, options, target: Optional[str] = None) -> Tuple[str,
         "options": options.as_dict(),
         "path": "tile" if options.enable_tile else "ptx",
         "target": target or knobs.target or "cpu",
-        "env": {k: v for k, v in knobs.code_env() if k not in _KEY_EXCLUDED_KNOBS},
+        "env": {k: v for k, v in knobs.code_env()
+                if k not in (_GPU_KEY_EXCLUDED_KNOBS if target else _KEY_EXCLUDED_KNOBS)},
     }
     text = json.dumps(material, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest(), material
