@@ -4,6 +4,10 @@
 # copied to the GPU machine with it.
 #
 #   benchmarks/build_gpu_cache.sh [CACHE_DIR]        # default .gpu_cache; TARGET=sm_90
+#   ONLY=tests benchmarks/build_gpu_cache.sh         # tests/gpu's kernels alone
+#
+# ONLY=tests is what gpu_run.sh's aot step runs (about 3 MB; the whole cache, about 20 MB, and
+# tileiras's 57 MB are more than the device tool carries at once).
 #
 # It runs the GPU tests' and the benchmarks' kernels with TRITON_TILE_TARGET set, so each
 # launch site compiles for the target through kernel.warmup with the same arguments the GPU
@@ -25,6 +29,11 @@ export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
 unset ENABLE_TILE TRITON_TILE_FALLBACK TRITON_ALWAYS_COMPILE
 python -m triton_tile.tools.check --no-probe | grep -E '"(found|version)"' || true
 python -m pytest -q tests/gpu -p no:cacheprovider -W ignore::UserWarning | tail -3 || true
+if [ "${ONLY:-}" = tests ]; then
+  echo "cache: $(find "$CACHE" -name '*.cubin' -not -path '*/tileiras/*' | wc -l) kernels," \
+       "$(du -sh "$CACHE" | cut -f1) in $CACHE for $TRITON_TILE_TARGET (tests/gpu only)"
+  exit 0
+fi
 python benchmarks/run_all.py --device cuda --aot
 python benchmarks/run_all.py --device cuda --aot --quick >/dev/null  # QUICK=1 GPU runs
 python benchmarks/launch_overhead.py --aot
