@@ -25,6 +25,9 @@ def main(argv=None) -> int:
     ap.add_argument("--index", type=int, default=0, help="which case of the family")
     ap.add_argument("--occupancy", type=int, help="the Tile launch's occupancy hint")
     ap.add_argument("--env", nargs="*", default=[], help="K=V knobs for the Tile compile")
+    ap.add_argument("--stock", nargs="*", default=[],
+                    help="K=V (ints) over the case's meta for stock Triton alone, e.g. its best "
+                         "config from run_all.py --versus: num_warps=8 num_stages=2")
     args = ap.parse_args(argv)
     import torch
 
@@ -37,10 +40,11 @@ def main(argv=None) -> int:
     meta = dict(case.meta, enable_tile=True)
     if args.occupancy:
         meta["occupancy"] = args.occupancy
+    stock_meta = dict(case.meta, **{k: int(v) for k, v in (kv.split("=") for kv in args.stock)})
     twin = ptx_gpu.twin_of(case.kernel)
     stock_args = [ptx_gpu.arg_to_stock(a) for a in case.args]
     runs = {"tile": lambda: case.kernel[case.grid](*case.args, **meta),
-            "stock": lambda: twin[case.grid](*stock_args, **case.meta)}
+            "stock": lambda: twin[case.grid](*stock_args, **stock_meta)}
     for run in runs.values():  # compile and load outside the profiled launches
         run()
     torch.cuda.synchronize()
