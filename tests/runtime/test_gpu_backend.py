@@ -124,6 +124,12 @@ def test_ahead_of_time_compile_then_a_gpu_machine_without_tileiras_hits(monkeypa
     k2 = add_kernel.warmup(*a, 1000, BLOCK=1024, grid=(1,))
     assert isinstance(k2, tile_gpu.TileGPUKernel) and k2.asm["cubin"] == cubin
     assert k2.hash == k.hash and k2.tileiras_version == version
+    # A miss says which key input differs from the nearest entry of the kernel.
+    monkeypatch.setenv("TRITON_TILE_ALLOW_TMA", "0")
+    add_kernel.cache.clear()
+    with pytest.raises(triton.TileFallbackError, match=r"nearest entry of add_kernel was built "
+                                                        r"from other key inputs: env\.allow_tma\)"):
+        add_kernel.warmup(*a, 1000, BLOCK=1024, grid=(1,))
 
 
 def test_each_device_compiles_for_its_own_arch_under_its_own_key(monkeypatch, cache_dir):

@@ -186,6 +186,10 @@ def compile_kernel(jit_fn, spec, options, arch: str):
         reason = (f"tileiras is not installed and the cache ({knobs.cache_dir}) holds no cubin "
                   f"of this kernel for {arch}; install it ({tileiras.INSTALL_HINT}) or build "
                   "the cache ahead of time with TRITON_TILE_TARGET set")
+        differs = store.nearest_difference(name, material)
+        if differs:
+            reason += (f" (its nearest entry of {name} was built from other key inputs: "
+                       f"{differs})")
     clock.lap("tilebc")
     md = cc.make_metadata(name, key, "ptx" if reason else "tile", reason, options,
                           tile.accesses)

@@ -147,6 +147,39 @@ class DiskCache:
         except (OSError, ValueError, KeyError, TypeError):
             return None
 
+    def nearest_difference(self, name: str, material: dict, limit: int = 512) -> str:
+        """Why a lookup missed: among the entries of kernel `name` (up to `limit` directories
+        read), the key inputs in which the nearest one differs from `material`, e.g.
+        "compiler, env.allow_tma" ("" if there is none). A cache built ahead of time on another
+        machine misses as a whole when, say, the package's sources differ; this names it."""
+        want = json.loads(json.dumps(material, sort_keys=True, default=str))
+        best = None
+        try:
+            dirs = sorted(e.path for e in os.scandir(self.root) if e.is_dir())[:limit]
+        except OSError:
+            return ""
+        for d in dirs:
+            try:
+                with open(os.path.join(d, name[:_MAX_NAME] + ".json")) as f:
+                    have = json.load(f).get("key_inputs")
+            except (OSError, ValueError, AttributeError):
+                continue
+            if not isinstance(have, dict):
+                continue
+            diff = []
+            for k in sorted(set(want) | set(have)):
+                a, b = want.get(k), have.get(k)
+                if k == "tileiras" or a == b:
+                    continue
+                if isinstance(a, dict) and isinstance(b, dict):
+                    diff += [f"{k}.{sub}" for sub in sorted(set(a) | set(b))
+                             if a.get(sub) != b.get(sub)]
+                else:
+                    diff.append(k)
+            if best is None or len(diff) < len(best):
+                best = diff
+        return ", ".join(best) if best else ""
+
     def store(self, key: str, name: str, asm: dict, metadata: dict, material: dict) -> bool:
         d, base = self._files(key, name)
         tmp = os.path.join(self.root, f".tmp-{key[:16]}-{os.getpid()}-{uuid.uuid4().hex[:8]}")
