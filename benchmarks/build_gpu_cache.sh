@@ -19,13 +19,26 @@ CACHE=${1:-.gpu_cache}
 exclude=$(git rev-parse --git-path info/exclude)  # (a worktree's .git is a file)
 grep -qxF "/$CACHE/" "$exclude" 2>/dev/null || echo "/$CACHE/" >> "$exclude"
 
-# The C++ core must be built from these sources: its source hash is part of every key.
-flock /tmp/tt_build.lock sh -c 'cmake -S . -B build -G Ninja >/dev/null && ninja -C build' \
-  | tail -1
+# The C++ core that python imports must be built from these sources: its source hash is part
+# of every key, and the GPU machine builds from the sources. (An editable install's core wins
+# over PYTHONPATH, and it goes stale when a source changes after `pip install -e .`: the whole
+# cache then misses on the GPU machine, key input "compiler".)
+export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
+sources_hash() {
+  local h; h=$(mktemp)
+  cmake -DROOT="$PWD" -DOUT="$h" -P cmake/source_hash.cmake && cut -d'"' -f2 "$h"; rm -f "$h"
+}
+core_hash() { (cd / && python -c 'import triton_tile._core as c; print(c.source_hash)'); }
+want=$(sources_hash)
+if [ "$(core_hash 2>/dev/null)" != "$want" ]; then
+  echo "the imported C++ core is not built from these sources: rebuilding (pip install -e .)"
+  flock /tmp/tt_build.lock python -m pip install -q --no-build-isolation --no-deps -e . \
+    | tail -3
+  [ "$(core_hash)" = "$want" ] || { echo "still stale: $(core_hash) != $want"; exit 1; }
+fi
 
 rm -rf "$CACHE"  # only entries of this tree's code
 export TRITON_TILE_CACHE_DIR="$PWD/$CACHE" TRITON_TILE_TARGET="${TARGET:-sm_90}"
-export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
 unset ENABLE_TILE TRITON_TILE_FALLBACK TRITON_ALWAYS_COMPILE
 python -m triton_tile.tools.check --no-probe | grep -E '"(found|version)"' || true
 python -m pytest -q tests/gpu -p no:cacheprovider -W ignore::UserWarning | tail -3 || true
