@@ -44,7 +44,7 @@ def main(argv=None) -> int:
     twin = ptx_gpu.twin_of(case.kernel)
     stock_args = [ptx_gpu.arg_to_stock(a) for a in case.args]
     runs = {"tile": lambda: case.kernel[case.grid](*case.args, **meta),
-            "stock": lambda: twin[case.grid](*stock_args, **stock_meta)}
+            "stock": lambda: twin[gb._grid(case, stock_meta)](*stock_args, **stock_meta)}
     for run in runs.values():  # compile and load outside the profiled launches
         run()
     torch.cuda.synchronize()
