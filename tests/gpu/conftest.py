@@ -8,6 +8,11 @@ Every test here is marked `gpu` and takes the `dev` fixture, which decides how i
   stand-ins, the first launch is a `kernel.warmup` for that target (filling the cache that a
   GPU machine then runs: benchmarks/build_gpu_cache.sh), and the test stops there (skipped);
 - otherwise: skipped, with the reason.
+
+Tests that take `cuda_dev` instead launch outside `dev.launch` (streams, cupy, allocators,
+warmup itself), so nothing builds them ahead of time: they are marked `gpu_only` and skip
+without a GPU, and so are the multi-GPU tests. The GPU run's check of a cache built ahead of
+time (benchmarks/gpu_run.sh, aot) runs `-m "not gpu_only"`.
 """
 
 import os
@@ -18,11 +23,17 @@ import pytest
 import triton_tile as triton
 
 
+def pytest_configure(config):
+    config.addinivalue_line("markers", "gpu_only: launches that no ahead-of-time build covers")
+
+
 def pytest_collection_modifyitems(config, items):
     here = os.path.dirname(os.path.abspath(__file__))
     for item in items:
         if str(item.path).startswith(here):
             item.add_marker(pytest.mark.gpu)
+            if "cuda_dev" in item.fixturenames or item.path.name == "test_multi_gpu.py":
+                item.add_marker(pytest.mark.gpu_only)
 
 
 def _cuda_ok():
@@ -85,3 +96,12 @@ def dev(path):
     if os.environ.get("TRITON_TILE_TARGET") and path == "tile":
         return Device("aot", path)
     pytest.skip(why)
+
+
+@pytest.fixture
+def cuda_dev(dev):
+    """`dev` on a GPU only: the test launches outside dev.launch (marked gpu_only)."""
+    if dev.mode != "cuda":
+        pytest.skip("needs a GPU: it launches outside dev.launch, so nothing builds it ahead "
+                    "of time")
+    return dev

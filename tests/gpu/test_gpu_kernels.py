@@ -344,9 +344,8 @@ def test_attention(causal, dev, path, rng):
 # --- what only a GPU has ----------------------------------------------------------------------
 
 
-def test_runs_on_the_current_torch_stream(dev, path, rng):
-    if dev.mode != "cuda":
-        pytest.skip("needs a GPU")
+def test_runs_on_the_current_torch_stream(cuda_dev, path, rng):
+    dev = cuda_dev
     import torch
 
     n = 1 << 20
@@ -361,9 +360,7 @@ def test_runs_on_the_current_torch_stream(dev, path, rng):
     np.testing.assert_array_equal(dout.cpu().numpy(), 4 * x)
 
 
-def test_cupy_arrays(dev, path, rng):
-    if dev.mode != "cuda":
-        pytest.skip("needs a GPU")
+def test_cupy_arrays(cuda_dev, path, rng):
     cp = pytest.importorskip("cupy")
     n = 5000
     x = numpy_random(n, "float32", rng)
@@ -373,9 +370,8 @@ def test_cupy_arrays(dev, path, rng):
     np.testing.assert_array_equal(cp.asnumpy(cout), 2 * x)
 
 
-def test_mixing_host_and_device_arrays_is_a_type_error(dev, path):
-    if dev.mode != "cuda":
-        pytest.skip("needs a GPU")
+def test_mixing_host_and_device_arrays_is_a_type_error(cuda_dev, path):
+    dev = cuda_dev
     x = np.zeros(8, np.float32)
     with pytest.raises(TypeError, match="add_kernel: argument 'x_ptr' is in host memory but "
                                         "argument 'y_ptr' is on CUDA device 0"):
@@ -392,9 +388,8 @@ def _device_descriptor_copy(X, Y, M, N, BM: tl.constexpr, BN: tl.constexpr):
     yd.store([pm * BM, pn * BN], xd.load([pm * BM, pn * BN]) * 2.0)
 
 
-def test_device_tensor_descriptor_with_allocator(dev, path, rng):
-    if dev.mode != "cuda":
-        pytest.skip("needs a GPU")
+def test_device_tensor_descriptor_with_allocator(cuda_dev, path, rng):
+    dev = cuda_dev
     import torch
 
     asked = []
@@ -414,9 +409,8 @@ def test_device_tensor_descriptor_with_allocator(dev, path, rng):
         assert asked, "stock Triton never asked the allocator set through triton_tile"
 
 
-def test_warmup_compiles_every_stage(dev, path, rng):
-    if dev.mode != "cuda":
-        pytest.skip("needs a GPU")
+def test_warmup_compiles_every_stage(cuda_dev, path, rng):
+    dev = cuda_dev
     x = numpy_random(1000, "float32", rng)
     dx, dy, dout = dev.to(x), dev.to(x), dev.to(poisoned(1000, "float32"))
     add = example("vector_add").add_kernel
@@ -441,9 +435,8 @@ def _bad_kernel(X, N, BLOCK: tl.constexpr):
     tl.store(X + offs, _bad_callee(X + offs))
 
 
-def test_compile_error_names_the_user_source(dev, path):
-    if dev.mode != "cuda":
-        pytest.skip("needs a GPU")
+def test_compile_error_names_the_user_source(cuda_dev, path):
+    dev = cuda_dev
     import inspect
 
     x = dev.to(np.zeros(64, np.float32))
