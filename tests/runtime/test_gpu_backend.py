@@ -551,3 +551,54 @@ def test_gpu_targets_contract_multiply_add_as_stock_triton(monkeypatch, cache_di
     x, y, out = (np.random.default_rng(0).standard_normal(100, np.float32) for _ in range(3))
     host = axpy_kernel.warmup(x, y, out, 1.5, 100, BLOCK=128, grid=(1,))
     assert " fma " not in host.asm["tileir"] and " mulf " in host.asm["tileir"]
+
+
+def _matmul_example():
+    import importlib.util
+    import os
+
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "matmul.py")
+    spec = importlib.util.spec_from_file_location("tt_example_matmul_lazy", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.matmul_kernel.fn
+
+
+def test_a_launch_waits_only_for_the_guarded_cubin(monkeypatch, cache_dir, gpu_machine):
+    """A guarded kernel's general cubin (both loop versions: tileiras's slowest compile)
+    builds in the background: compile_kernel returns with the guarded cubin, a launch whose
+    guard fails waits for the general one, and the cache entry gains it when it is done."""
+    import threading
+    import time
+
+    monkeypatch.setenv("ENABLE_TILE", "1")
+    monkeypatch.setattr(tile_gpu, "installed_tileiras_version", lambda: "stand-in")
+    release = threading.Event()
+
+    def compile(bytecode, arch):
+        if threading.current_thread().name.startswith("triton_tile_general_cubin"):
+            assert release.wait(10), "the general cubin was waited for before it was needed"
+            return b"\x7fELF general"
+        return b"\x7fELF guarded"
+
+    monkeypatch.setattr(tileiras, "compile", compile)
+    kernel = _matmul_example()
+    s = 512
+    a, b, c = (FakeCudaArray(s * s, "<f2", (i + 1) << 24) for i in range(3))
+    args = (a, b, c, s, s, s, s, 1, s, 1, s, 1)
+    meta = dict(BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, GROUP_M=8, ACTIVATION="", grid=(16,))
+    k = kernel.warmup(*args, **meta)
+    assert k.metadata.path == "tile" and "guard" in k.asm
+    assert k.asm["cubin"] == b"\x7fELF guarded" and "cubin_general" not in k.asm
+    assert not k.general_cubin.done()
+    release.set()
+    assert k._general_cubin() == b"\x7fELF general"  # what a failing guard loads
+    entry = cache_dir / k.hash / "matmul_kernel.cubin_general"
+    for _ in range(100):  # the entry is completed by the future's callback
+        if entry.is_file():
+            break
+        time.sleep(0.05)
+    assert entry.read_bytes() == b"\x7fELF general"
+    kernel.cache.clear()  # a new process: the entry has both cubins
+    again = kernel.warmup(*args, **meta)
+    assert again.asm["cubin_general"] == b"\x7fELF general" and again.general_cubin is None

@@ -139,9 +139,15 @@ def _index_add(base: str, version: str) -> None:
 # ----------------------------------------------------------------------------- compiling
 
 
-def compile_kernel(jit_fn, spec, options, arch: str):
+def compile_kernel(jit_fn, spec, options, arch: str, ahead_of_time: bool = False):
     """The kernel for a GPU launch or an ahead-of-time warmup for `arch`: the Tile path when
     options ask for it and it can run, else (loudly, on fallback) stock Triton's PTX path.
+
+    A kernel with a launch guard has two cubins. For a launch, only the guarded one (what runs
+    where the guard holds, the usual case) is waited for; the general one (both versions of
+    each guarded loop, about 3x tileiras's time for the tutorial matmul) compiles in the
+    background, and a launch whose guard fails waits for it then. Ahead of time both compile
+    before returning: the machine that runs the cache may have no tileiras.
 
     `metadata.compile_times` says where a cold compile spent its seconds (frontend, tileir,
     tilebc, cubin: tileiras, with its probe on the first compile of a process; `load` is added
@@ -161,7 +167,13 @@ def compile_kernel(jit_fn, spec, options, arch: str):
             if entry is not None and "cubin" in entry["asm"]:
                 asm = {k: a for k, a in entry["asm"].items() if k != disk.LOCATED_TTIR}
                 md = dict(entry["metadata"], compile_times={"cache": clock.total()})
-                return TileGPUKernel(jit_fn, spec, options, asm, md, v)
+                kernel = TileGPUKernel(jit_fn, spec, options, asm, md, v)
+                if "guard" in asm and "cubin_general" not in asm and version:
+                    # its general cubin was still compiling when the entry was written
+                    kernel.general_cubin = _BACKGROUND.submit(
+                        _finish_general, store, entry_key(base, v), name, asm["tilebc_general"],
+                        arch, dict(entry["metadata"]), dict(material, tileiras=v))
+                return kernel
     module, _ = cc.frontend(jit_fn, spec, options, base)
     asm = cc.ttir_asm(module, name, base)
     clock.lap("frontend")
@@ -205,10 +217,10 @@ def compile_kernel(jit_fn, spec, options, arch: str):
         asm["guard"] = json.dumps({"ttir": tile.guard, "args": list(tile.guard_args)})
         asm["tileir_general"] = tile.general.asm
         asm["tilebc_general"] = tile.general.bytecode
-        # Two tileiras processes at once: the cold compile waits for the slower, not the sum.
-        with ThreadPoolExecutor(2) as pool:
-            general = pool.submit(tileiras.compile, tile.general.bytecode, arch)
-            asm["cubin"] = tileiras.compile(bytecode, arch)
+        # Two tileiras processes at once; a launch waits only for the guarded cubin.
+        general = _BACKGROUND.submit(tileiras.compile, tile.general.bytecode, arch)
+        asm["cubin"] = tileiras.compile(bytecode, arch)
+        if ahead_of_time:
             asm["cubin_general"] = general.result()
     clock.lap("cubin")
     md.update(tileiras=tileiras.short_version(version),
@@ -217,8 +229,34 @@ def compile_kernel(jit_fn, spec, options, arch: str):
     material = dict(material, tileiras=version)
     if store.store(key, name, files, md, material):
         _index_add(base, version)
-    md["compile_times"] = clock.laps
-    return TileGPUKernel(jit_fn, spec, options, asm, md, version)
+    kernel = TileGPUKernel(jit_fn, spec, options, asm, dict(md, compile_times=clock.laps),
+                           version)
+    if "guard" in asm and "cubin_general" not in asm:
+        general.add_done_callback(lambda done: _store_general(done, store, key, name, files, md,
+                                                              material))
+        kernel.general_cubin = general
+    return kernel
+
+
+# Background tileiras runs: general cubins (see compile_kernel). Threads, each waiting on a
+# tileiras process; at exit the interpreter waits for the ones in flight.
+_BACKGROUND = ThreadPoolExecutor(4, thread_name_prefix="triton_tile_general_cubin")
+
+
+def _store_general(done, store, key, name, files, md, material) -> None:
+    """Completes the kernel's cache entry with its general cubin once tileiras is done (a
+    failure is raised where a launch needs the cubin)."""
+    if done.exception() is None:
+        store.store(key, name, dict(files, cubin_general=done.result()), md, material)
+
+
+def _finish_general(store, key, name, bytecode, arch, md, material) -> bytes:
+    """A cache entry without its general cubin: compile it and complete the entry."""
+    cubin = tileiras.compile(bytecode, arch)
+    entry = store.load(key, name)
+    if entry is not None:
+        store.store(key, name, dict(entry["asm"], cubin_general=cubin), md, material)
+    return cubin
 
 
 class _Stages:
@@ -258,6 +296,8 @@ class TileGPUKernel(cc.CompiledKernel):
         self._general: Dict[int, object] = {}  # device -> the kernel with both loop versions
         self._fallback: Dict[int, object] = {}  # device -> PTX kernel, where the driver refuses
         self._guard = LaunchGuard(self.name, asm["guard"]) if "guard" in asm else None
+        # Future of the general cubin while it compiles in the background (compile_kernel).
+        self.general_cubin = None
         self.general_launches = 0  # launches the guard sent to the kernel with both versions
 
     def _load(self, device: int):
@@ -303,8 +343,19 @@ class TileGPUKernel(cc.CompiledKernel):
                 general = self._general.get(device)
                 if general is None:
                     general = self._general[device] = cpu.core().CudaKernel(
-                        self.asm["cubin_general"], self.name, device, self.signature)
+                        self._general_cubin(), self.name, device, self.signature)
         return general
+
+    def _general_cubin(self) -> bytes:
+        cubin = self.asm.get("cubin_general")
+        if cubin is None:
+            if self.general_cubin is None:
+                raise RuntimeError(f"kernel {self.name}: its cache entry lacks the general "
+                                   "cubin (for launches where the launch guard fails) and "
+                                   "tileiras is not installed to build it; clear the cache "
+                                   f"entry or install tileiras ({tileiras.INSTALL_HINT})")
+            cubin = self.asm["cubin_general"] = self.general_cubin.result()
+        return cubin
 
     def launch_device(self, grid, runtime, buf, bound, opt_kw) -> None:
         kernel = self._cuda.get(buf.device)

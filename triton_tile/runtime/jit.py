@@ -530,7 +530,8 @@ class JITFunction(KernelInterface):
 
                 arch = tile_gpu.device_arch(device[1]) if device[0] == "cuda" else \
                     tileiras.normalize_arch(device[1])
-                kernel = tile_gpu.compile_kernel(self, spec, options, arch)
+                kernel = tile_gpu.compile_kernel(self, spec, options, arch,
+                                                 ahead_of_time=device[0] == "aot")
             else:
                 dkey, material = disk.cache_key(self, spec, options)
                 kernel = self._sibling(spec_key, options, dkey)
