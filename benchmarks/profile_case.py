@@ -25,6 +25,8 @@ def main(argv=None) -> int:
     ap.add_argument("--index", type=int, default=0, help="which case of the family")
     ap.add_argument("--occupancy", type=int, help="the Tile launch's occupancy hint")
     ap.add_argument("--env", nargs="*", default=[], help="K=V knobs for the Tile compile")
+    ap.add_argument("--tile", nargs="*", default=[],
+                    help="K=V (ints) over the case's meta for the Tile launch alone")
     ap.add_argument("--stock", nargs="*", default=[],
                     help="K=V (ints) over the case's meta for stock Triton alone, e.g. its best "
                          "config from run_all.py --versus: num_warps=8 num_stages=2")
@@ -37,13 +39,14 @@ def main(argv=None) -> int:
         k, _, v = kv.partition("=")
         os.environ[k] = v
     case = gb.cases(gb.Tensors(aot=False), False, [args.family])[args.index]()
-    meta = dict(case.meta, enable_tile=True)
+    meta = dict(case.meta, enable_tile=True,
+                **{k: int(v) for k, v in (kv.split("=") for kv in args.tile)})
     if args.occupancy:
         meta["occupancy"] = args.occupancy
     stock_meta = dict(case.meta, **{k: int(v) for k, v in (kv.split("=") for kv in args.stock)})
     twin = ptx_gpu.twin_of(case.kernel)
     stock_args = [ptx_gpu.arg_to_stock(a) for a in case.args]
-    runs = {"tile": lambda: case.kernel[case.grid](*case.args, **meta),
+    runs = {"tile": lambda: case.kernel[gb._grid(case, meta)](*case.args, **meta),
             "stock": lambda: twin[gb._grid(case, stock_meta)](*stock_args, **stock_meta)}
     for run in runs.values():  # compile and load outside the profiled launches
         run()
