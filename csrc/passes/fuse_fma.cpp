@@ -27,8 +27,7 @@ bool fusableType(Type t) {
   if (!e.isFloat())
     return false;
   FloatKind k = e.floatKind();
-  return k == FloatKind::F16 || k == FloatKind::BF16 || k == FloatKind::F32 ||
-         k == FloatKind::F64;
+  return k == FloatKind::F16 || k == FloatKind::BF16 || k == FloatKind::F32 || k == FloatKind::F64;
 }
 
 // The multiply that defines `v`, when it may be fused into `add`.
