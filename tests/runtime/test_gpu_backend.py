@@ -566,7 +566,7 @@ def _matmul_example():
 
 def test_a_launch_waits_only_for_the_guarded_cubin(monkeypatch, cache_dir, gpu_machine):
     """A guarded kernel's general cubin (both loop versions: tileiras's slowest compile)
-    builds in the background: compile_kernel returns with the guarded cubin, a launch whose
+    builds in the background: the compile returns with the guarded cubin, a launch whose
     guard fails waits for the general one, and the cache entry gains it when it is done."""
     import threading
     import time

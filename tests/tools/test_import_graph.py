@@ -22,7 +22,7 @@ def test_graph_has_known_edges_of_both_kinds():
     modules, edges = ig.build()
     assert "triton_tile.runtime.jit" in modules and ig.CORE in modules
     assert edges[("triton_tile.runtime.jit", "triton_tile.compiler.compiler")] == "module"
-    assert edges[("triton_tile.runtime.jit", "triton_tile.backends.tile_gpu")] == "function"
+    assert edges[("triton_tile.runtime.jit", "triton_tile.compiler.driver")] == "function"
     assert edges[("triton_tile.compiler.frontend", ig.CORE)] == "module"
 
 

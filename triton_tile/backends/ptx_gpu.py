@@ -19,7 +19,7 @@ import types
 from typing import Any, Dict, Optional
 
 from ..compiler import compiler as cc
-from ..compiler import errors
+from ..compiler import driver, errors
 
 INSTALL_HINT = ("the PTX path on a GPU runs kernels through stock Triton: pip install triton "
                 "(with a CUDA build of torch), or use the Tile path (ENABLE_TILE=1)")
@@ -336,6 +336,28 @@ class PTXGPUKernel(cc.CompiledKernel):
         stock = self._stock
         return getattr(stock, "n_regs", 0) if stock is not None else 0
 
+
+class GPUPTX(driver.Backend):
+    """The GPU's PTX path: stock Triton compiles and launches (it caches for itself); our
+    frontend runs only where a Tile compile fell back here (its asm and metadata are kept)."""
+
+    name = "gpu-ptx"
+    runs_on = "GPU: stock Triton"
+
+    def compile(self, jit_fn, spec, options, device):
+        from .tile_gpu import arch_of
+
+        return PTXGPUKernel(jit_fn, spec, options, arch_of(device))
+
+    def make_kernel(self, state):
+        md = cc.make_metadata(state.name, state.key, "ptx", state.reason, state.options,
+                              state.data.get("accesses", ()))
+        md["target"] = state.target
+        return PTXGPUKernel(state.jit_fn, state.spec, state.options, state.target,
+                            asm=state.asm, metadata=md)
+
+
+BACKENDS = {"gpu-ptx": GPUPTX()}
 
 __all__ = ["PTXGPUKernel", "on_device", "launch_stock", "launch_twin", "warmup_twin",
            "current_twin",

@@ -38,7 +38,7 @@ from typing import Dict, List, Optional
 
 from .. import knobs
 from ..compiler import compiler as cc
-from ..compiler import tile_stage
+from ..compiler import driver, tile_stage
 from ..runtime import cache as disk
 from ..runtime import specialize as sp
 from . import cpu, tileiras
@@ -139,9 +139,16 @@ def _index_add(base: str, version: str) -> None:
 # ----------------------------------------------------------------------------- compiling
 
 
-def compile_kernel(jit_fn, spec, options, arch: str, ahead_of_time: bool = False):
-    """The kernel for a GPU launch or an ahead-of-time warmup for `arch`: the Tile path when
-    options ask for it and it can run, else (loudly, on fallback) stock Triton's PTX path.
+def arch_of(device) -> str:
+    """The arch a GPU compile targets: the device's (("cuda", index)) or the ahead-of-time
+    target's (("aot", "sm_90"))."""
+    return device_arch(device[1]) if device[0] == "cuda" else tileiras.normalize_arch(device[1])
+
+
+class GPUTile(driver.Backend):
+    """tileir (tile_stage.convert for the arch, with launch guards), tilebc (the bytecode, or
+    a Fallback: an op the writer cannot encode, no tileiras and no cached cubin), cubin
+    (tileiras). Falls back to gpu-ptx, stock Triton.
 
     A kernel with a launch guard has two cubins. For a launch, only the guarded one (what runs
     where the guard holds, the usual case) is waited for; the general one (both versions of
@@ -149,37 +156,75 @@ def compile_kernel(jit_fn, spec, options, arch: str, ahead_of_time: bool = False
     background, and a launch whose guard fails waits for it then. Ahead of time both compile
     before returning: the machine that runs the cache may have no tileiras.
 
-    `metadata.compile_times` says where a cold compile spent its seconds (frontend, tileir,
-    tilebc, cubin: tileiras, with its probe on the first compile of a process; `load` is added
-    at the first launch on a device), or `cache` on a hit."""
-    from . import ptx_gpu
+    The cache entry is final (the cubins), keyed in two steps by the tileiras version (this
+    module's docstring). `metadata.compile_times` says where a cold compile spent its seconds
+    (frontend, tileir, tilebc, cubin: tileiras, with its probe on the first compile of a
+    process; `load` is added at the first launch on a device), or `cache` on a hit."""
 
-    if not options.enable_tile:
-        return ptx_gpu.PTXGPUKernel(jit_fn, spec, options, arch)
-    name = jit_fn.__name__
-    clock = _Stages()
-    base, material = disk.cache_key(jit_fn, spec, options, target=arch)
-    version = installed_tileiras_version()
-    store = disk.DiskCache(knobs.cache_dir)
-    if not knobs.always_compile:
-        for v in [version] if version else indexed_versions(base):
-            entry = store.load(entry_key(base, v), name)
-            if entry is not None and "cubin" in entry["asm"]:
-                asm = {k: a for k, a in entry["asm"].items() if k != disk.LOCATED_TTIR}
-                md = dict(entry["metadata"], compile_times={"cache": clock.total()})
-                kernel = TileGPUKernel(jit_fn, spec, options, asm, md, v)
-                if "guard" in asm and "cubin_general" not in asm and version:
-                    # its general cubin was still compiling when the entry was written
-                    kernel.general_cubin = _BACKGROUND.submit(
-                        _finish_general, store, entry_key(base, v), name, asm["tilebc_general"],
-                        arch, dict(entry["metadata"]), dict(material, tileiras=v))
-                return kernel
-    module, _ = cc.frontend(jit_fn, spec, options, base)
-    asm = cc.ttir_asm(module, name, base)
-    clock.lap("frontend")
-    key = entry_key(base, version or "none")
-    tile = tile_stage.convert(module, name, options, arch=arch, launch_guards=True)
-    clock.lap("tileir")
+    name = "gpu-tile"
+    fallback = "gpu-ptx"
+    runs_on = "GPU: the Tile path"
+
+    def compile(self, jit_fn, spec, options, device):
+        arch = arch_of(device)
+        name = jit_fn.__name__
+        start = time.perf_counter()
+        base, material = disk.cache_key(jit_fn, spec, options, target=arch)
+        version = installed_tileiras_version()
+        store = disk.DiskCache(knobs.cache_dir)
+        if not knobs.always_compile:
+            for v in [version] if version else indexed_versions(base):
+                entry = store.load(entry_key(base, v), name)
+                if entry is not None and "cubin" in entry["asm"]:
+                    asm = {k: a for k, a in entry["asm"].items() if k != disk.LOCATED_TTIR}
+                    md = dict(entry["metadata"],
+                              compile_times={"cache": time.perf_counter() - start})
+                    kernel = TileGPUKernel(jit_fn, spec, options, asm, md, v)
+                    if "guard" in asm and "cubin_general" not in asm and version:
+                        # its general cubin was still compiling when the entry was written
+                        kernel.general_cubin = _BACKGROUND.submit(
+                            _finish_general, store, entry_key(base, v), name,
+                            asm["tilebc_general"], arch, dict(entry["metadata"]),
+                            dict(material, tileiras=v))
+                    return kernel
+        module, _ = cc.frontend(jit_fn, spec, options, base)
+        state = driver.State(jit_fn, spec, options, name, entry_key(base, version or "none"),
+                             arch, ahead_of_time=device[0] == "aot")
+        state.module = module
+        state.asm = cc.ttir_asm(module, name, base)
+        state.times["frontend"] = time.perf_counter() - start
+        state.data.update(base=base, material=material, version=version, store=store)
+        return driver.run(self.name, state)
+
+    def make_kernel(self, state):
+        d, asm, name = state.data, state.asm, state.name
+        version, store, key = d["version"], d["store"], state.key
+        md = cc.make_metadata(name, key, "tile", None, state.options, d["accesses"])
+        md["target"] = state.target
+        md.update(tileiras=tileiras.short_version(version),
+                  bytecode_version=cpu.core().bytecode_version(d["tile"].module))
+        files = dict(asm, **{disk.LOCATED_TTIR: state.module.str(True)})
+        material = dict(d["material"], tileiras=version)
+        if store.store(key, name, files, md, material):
+            _index_add(d["base"], version)
+        kernel = TileGPUKernel(state.jit_fn, state.spec, state.options, asm,
+                               dict(md, compile_times=dict(state.times)), version)
+        general = d.get("general")
+        if general is not None and "cubin_general" not in asm:
+            general.add_done_callback(lambda done: _store_general(done, store, key, name, files,
+                                                                  md, material))
+            kernel.general_cubin = general
+        return kernel
+
+
+def _convert(state) -> None:
+    tile = tile_stage.convert(state.module, state.name, state.options, arch=state.target,
+                              launch_guards=True)
+    state.data.update(tile=tile, accesses=tile.accesses)
+
+
+def _encode(state) -> None:
+    tile, name, key, asm = state.data["tile"], state.name, state.key, state.asm
     reason, bytecode = tile.reason, None
     if reason is None and tile.general is not None:
         reason = tile.general.reason
@@ -194,51 +239,41 @@ def compile_kernel(jit_fn, spec, options, arch: str, ahead_of_time: bool = False
             bytecode = bytecode or cpu.core().tile_to_bytecode(tile.module)
         except Exception as e:  # an op the bytecode writer cannot encode yet
             reason = f"the bytecode writer cannot encode it: {e}"
-    if reason is None and version is None:
+    if reason is None and state.data["version"] is None:
         reason = (f"tileiras is not installed and the cache ({knobs.cache_dir}) holds no cubin "
-                  f"of this kernel for {arch}; install it ({tileiras.INSTALL_HINT}) or build "
-                  "the cache ahead of time with TRITON_TILE_TARGET set")
-        differs = store.nearest_difference(name, material)
+                  f"of this kernel for {state.target}; install it ({tileiras.INSTALL_HINT}) "
+                  "or build the cache ahead of time with TRITON_TILE_TARGET set")
+        differs = state.data["store"].nearest_difference(name, state.data["material"])
         if differs:
             reason += (f" (its nearest entry of {name} was built from other key inputs: "
                        f"{differs})")
-    clock.lap("tilebc")
-    md = cc.make_metadata(name, key, "ptx" if reason else "tile", reason, options,
-                          tile.accesses)
-    md["target"] = arch
     if reason:
-        tile_stage.fall_back(name, reason, module.func(name).location, stacklevel=6,
-                             runs_on="GPU: stock Triton")
-        return ptx_gpu.PTXGPUKernel(jit_fn, spec, options, arch, asm=asm, metadata=md)
-    asm["tilebc"] = bytecode
+        raise driver.Fallback(reason)
+    state.data["bytecode"] = bytecode
+
+
+def _assemble(state) -> None:
+    tile, asm, arch = state.data["tile"], state.asm, state.target
+    bytecode = asm["tilebc"] = state.data["bytecode"]
     if tile.guard is None:
         asm["cubin"] = tileiras.compile(bytecode, arch)
+        return
+    asm["guard"] = json.dumps({"ttir": tile.guard, "args": list(tile.guard_args)})
+    asm["tileir_general"] = tile.general.asm
+    asm["tilebc_general"] = tile.general.bytecode
+    # Two tileiras processes at once; a launch waits only for the guarded cubin.
+    general = _BACKGROUND.submit(tileiras.compile, tile.general.bytecode, arch)
+    asm["cubin"] = tileiras.compile(bytecode, arch)
+    if state.ahead_of_time:
+        asm["cubin_general"] = general.result()
     else:
-        asm["guard"] = json.dumps({"ttir": tile.guard, "args": list(tile.guard_args)})
-        asm["tileir_general"] = tile.general.asm
-        asm["tilebc_general"] = tile.general.bytecode
-        # Two tileiras processes at once; a launch waits only for the guarded cubin.
-        general = _BACKGROUND.submit(tileiras.compile, tile.general.bytecode, arch)
-        asm["cubin"] = tileiras.compile(bytecode, arch)
-        if ahead_of_time:
-            asm["cubin_general"] = general.result()
-    clock.lap("cubin")
-    md.update(tileiras=tileiras.short_version(version),
-              bytecode_version=cpu.core().bytecode_version(tile.module))
-    files = dict(asm, **{disk.LOCATED_TTIR: module.str(True)})
-    material = dict(material, tileiras=version)
-    if store.store(key, name, files, md, material):
-        _index_add(base, version)
-    kernel = TileGPUKernel(jit_fn, spec, options, asm, dict(md, compile_times=clock.laps),
-                           version)
-    if "guard" in asm and "cubin_general" not in asm:
-        general.add_done_callback(lambda done: _store_general(done, store, key, name, files, md,
-                                                              material))
-        kernel.general_cubin = general
-    return kernel
+        state.data["general"] = general
 
 
-# Background tileiras runs: general cubins (see compile_kernel). Threads, each waiting on a
+GPUTile.stages = (("tileir", _convert), ("tilebc", _encode), ("cubin", _assemble))
+
+
+# Background tileiras runs: general cubins (see GPUTile). Threads, each waiting on a
 # tileiras process; at exit the interpreter waits for the ones in flight.
 _BACKGROUND = ThreadPoolExecutor(4, thread_name_prefix="triton_tile_general_cubin")
 
@@ -257,22 +292,6 @@ def _finish_general(store, key, name, bytecode, arch, md, material) -> bytes:
     if entry is not None:
         store.store(key, name, dict(entry["asm"], cubin_general=cubin), md, material)
     return cubin
-
-
-class _Stages:
-    """Seconds per compile stage, in order."""
-
-    def __init__(self):
-        self.start = self.last = time.perf_counter()
-        self.laps: Dict[str, float] = {}
-
-    def lap(self, stage: str) -> None:
-        now = time.perf_counter()
-        self.laps[stage] = now - self.last
-        self.last = now
-
-    def total(self) -> float:
-        return time.perf_counter() - self.start
 
 
 # ------------------------------------------------------------------------------ the kernel
@@ -407,3 +426,5 @@ class TileGPUKernel(cc.CompiledKernel):
 
         return runner
 
+
+BACKENDS = {"gpu-tile": GPUTile()}

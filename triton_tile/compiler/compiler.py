@@ -1,164 +1,36 @@
-"""The CPU compile driver, and the compiled-kernel object every backend returns.
+"""The compile drivers' front: the frontend every backend starts with, and the CPU entries.
 
     compile_kernel:  Python function --frontend--> TTIR --TTIR_PASSES--> backend_stages
-    backend_stages:  enable_tile: tile_stage.convert --> Tile IR --> the CPU tile executor
-                     otherwise (or on a fallback): --PTX_PASSES--> the TTIR executor
+    backend_stages:  the compile driver (driver.py) runs the CPU backend's stages
+                     (backends/cpu_backends.py): cpu-tile, falling back loudly to cpu-ttir
 
 `compile_kernel` is what the JIT calls once per specialization for host arrays (through
 runtime/cache.compile_cached, which reruns `backend_stages` alone on a disk hit); `compile` is
-the AOT entry. GPU launches take another driver with the same first stages:
-backends/tile_gpu.compile_kernel (docs/architecture.md has both, stage by stage).
+the AOT entry. GPU launches go through driver.compile (gpu-tile, gpu-ptx) with the same
+frontend. The compiled-kernel object and what the stages share live in kernel.py.
 """
 
 from __future__ import annotations
 
-import collections
 import hashlib
 import os
-import sys
-from typing import Any, Dict, NamedTuple, Optional, Sequence
-
-import numpy as np
+from typing import Dict, Optional
 
 from .. import knobs
 from ..backends import cpu
-from ..runtime import specialize as sp
-
-TTIR_PASSES = ["inline", "canonicalize", "cse", "dce"]
-# The PTX-style path runs pointer tiles only: block pointers and descriptors become masked
-# pointer tiles (the Tile path turns the same accesses into views instead: tile_stage.py).
-PTX_PASSES = ["expand-block-pointer-loops", "lower-block-pointers", "canonicalize", "cse", "dce"]
-
-
-class Specialization(NamedTuple):
-    """What the frontend compiles: contracts in docs/internals.md (Frontend <-> runtime)."""
-
-    signature: Dict[str, Any]  # non-constexpr param name -> Triton type string
-    constants: Dict[str, Any]  # constexpr and value-specialized params -> value
-    attrs: Dict[str, list]  # param name -> [("tt.divisibility", 16)]
-    param_types: tuple  # one type string per parameter, "constexpr" for folded ones
-
-
-KernelMetadata = collections.namedtuple("KernelMetadata", [
-    "name", "hash", "target", "path", "fallback_reason", "num_warps", "num_stages", "num_ctas",
-    "occupancy", "maxnreg", "shared", "debug", "enable_fp_fusion", "default_dot_input_precision",
-    "tile_accesses",  # Tile path: (op, location, raised to a view?, why / which view) per access
-    # GPU Tile path: the tileiras that made the cubin, the bytecode version it read, and where
-    # the compile's seconds went ({"frontend", "tileir", "tilebc", "cubin", "load"} or
-    # {"cache"}); None elsewhere.
-    "tileiras", "bytecode_version", "compile_times",
-], defaults=(None, None, None))
-
-
-class CompiledKernel:
-    """One specialization, compiled: `.asm` by stage, `.metadata`, and a direct launcher."""
-
-    # The CPU has no registers to count; tutorial 02 divides by n_regs to size its grid, so
-    # report a plausible per-thread count rather than 0.
-    n_regs = 32
-    n_spills = 0
-
-    def __init__(self, name: str, asm: Dict[str, str], metadata: Dict[str, Any], program,
-                 param_types: Sequence, located_ttir: str = "", written: tuple = ()):
-        self.name = name
-        self.asm = asm
-        self.located_ttir = located_ttir  # TTIR with source locations: what the cache reloads
-        self.metadata = KernelMetadata(**metadata)
-        self.hash = self.metadata.hash
-        self.n_max_threads = self.metadata.num_warps * 32
-        self.function = None  # a CUfunction on GPU backends
-        self.module = None
-        self.program = program
-        self.param_types = tuple(param_types)
-        # The arguments the kernel stores or atomically writes through, as (parameter, path
-        # into tuples or a descriptor) pairs: a launch refuses read-only arrays there before
-        # it runs (sp.check_writable).
-        self.written = tuple(written)
-
-    def with_options(self, options, key: str) -> "CompiledKernel":
-        """The same program under other metadata-only options (see backends.cpu.same_code)."""
-        md = make_metadata(self.name, key, self.metadata.path, self.metadata.fallback_reason,
-                           options, self.metadata.tile_accesses, self.metadata.shared)
-        return CompiledKernel(self.name, self.asm, md, self.program, self.param_types,
-                              self.located_ttir, self.written)
-
-    def _init_handles(self):
-        """Resources are checked at compile time on the CPU; kept for Triton compatibility."""
-
-    def launch(self, grid, args: list) -> None:
-        """Run over a 3-d grid with executor-ready arguments (see runtime/specialize.py)."""
-        if grid[0] <= 0 or grid[1] <= 0 or grid[2] <= 0:
-            return
-        cpu.launch(self.program, grid, args, knobs.num_threads)
-
-    def __getitem__(self, grid):
-        """`compiled[grid](*all_args)`: launch without binding or specialization checks; all
-        parameters in order, constexpr ones included (and ignored), as Triton's launcher."""
-        grid3 = normalize_grid(grid, self.name)
-
-        def runner(*args, stream=None, **_ignored):
-            vals = sp.runtime_values(self.name, args, self.param_types)
-            sp.check_writable(self.name, [f"#{i}" for i in range(len(args))], args,
-                              self.written)
-            self.launch(grid3, executor_args(sp.flatten_runtime(vals)))
-            return self
-
-        return runner
-
-    def launch_metadata(self, grid, stream, *args):
-        return None
-
-    def __repr__(self):
-        return f"CompiledKernel({self.name}, path={self.metadata.path}, hash={self.hash[:12]})"
-
-
-# CUDA's limits on a grid's dimensions; the CPU enforces them too, so a launch that works on
-# the CPU works on the GPU.
-GRID_LIMITS = (2**31 - 1, 65535, 65535)
-
-
-def normalize_grid(grid, name: Optional[str] = None) -> tuple:
-    """A 3-d grid of ints from a launch's grid; errors name the kernel `name`. Only ints are
-    grid sizes: a float or a string is a TypeError, not truncated or parsed."""
-    if type(grid) is tuple and len(grid) == 1 and type(grid[0]) is int and \
-            0 <= grid[0] <= GRID_LIMITS[0]:
-        return grid + (1, 1)  # every launch comes here: the usual (n,) first
-    who = f"{name}: " if name else ""
-    if isinstance(grid, (int, np.integer)) and not isinstance(grid, (bool, np.bool_)):
-        grid = (grid,)
-    if isinstance(grid, np.ndarray) and grid.ndim == 1:
-        grid = tuple(grid.tolist())
-    if not isinstance(grid, (tuple, list)):
-        raise TypeError(f"{who}grid must be a tuple of 1-3 ints or a callable returning one, "
-                        f"got {grid!r}")
-    if not 1 <= len(grid) <= 3:
-        raise ValueError(f"{who}grid must have 1 to 3 dimensions, got {grid!r}")
-    for d, g in enumerate(grid):
-        if not isinstance(g, (int, np.integer)) or isinstance(g, (bool, np.bool_)):
-            raise TypeError(f"{who}grid dimension {d} must be an int, got {g!r} "
-                            f"({type(g).__name__}) in grid {grid!r}")
-        if g < 0:
-            raise ValueError(f"{who}grid dimensions must be non-negative, got {grid!r}")
-        if g > GRID_LIMITS[d]:
-            raise ValueError(f"{who}grid dimension {d} is {int(g)}, over CUDA's limit of "
-                             f"{GRID_LIMITS[d]}, in grid {grid!r}")
-    return tuple(int(g) for g in grid) + (1,) * (3 - len(grid))
-
-
-def executor_args(values: list) -> list:
-    return [cpu.pointer_arg(v) if isinstance(v, sp.HostBuffer) else v for v in values]
-
-
-def _dump(name: str, key: str, stage: str, text: str) -> None:
-    where = knobs.dump
-    if not where or where.lower() in ("0", "false", "off"):
-        return
-    if where.lower() in ("1", "true", "on"):
-        sys.stderr.write(f"// -----// {stage} of {name} ({key[:12]}) //----- //\n{text}\n")
-        return
-    os.makedirs(where, exist_ok=True)
-    with open(os.path.join(where, f"{name}-{key[:12]}.{stage}"), "w") as f:
-        f.write(text)
+from .kernel import (  # noqa: F401 - re-exported: compiler.CompiledKernel and friends
+    GRID_LIMITS,
+    PTX_PASSES,
+    TTIR_PASSES,
+    CompiledKernel,
+    KernelMetadata,
+    Specialization,
+    _dump,
+    executor_args,
+    make_metadata,
+    normalize_grid,
+    ttir_asm,
+)
 
 
 def frontend(jit_fn, spec: Specialization, options, key: Optional[str] = None):
@@ -171,13 +43,6 @@ def frontend(jit_fn, spec: Specialization, options, key: Optional[str] = None):
     _dump(jit_fn.__name__, key, "source", str(module))
     cpu.core().run_passes(module, TTIR_PASSES)
     return module, key
-
-
-def ttir_asm(module, name: str, key: str) -> Dict[str, Any]:
-    """The kernel's `asm` after the frontend: {"ttir": text}, dumped as `ttir`."""
-    asm = {"ttir": str(module)}
-    _dump(name, key, "ttir", asm["ttir"])
-    return asm
 
 
 def compile_kernel(jit_fn, spec: Specialization, options, key: Optional[str] = None
@@ -203,46 +68,16 @@ def named_by_repr(kernel: CompiledKernel, jit_fn, spec: Specialization) -> Compi
 
 
 def backend_stages(module, name: str, key: str, options, param_types) -> CompiledKernel:
-    """From inlined TTIR to a runnable kernel: the Tile path when asked for and possible
-    (else a loud fallback), the PTX-style path otherwise."""
+    """From inlined TTIR to a runnable CPU kernel: the compile driver runs the backend's stages
+    (backends/cpu_backends.py: the Tile path when asked for and possible, else, loudly, the
+    PTX-style path)."""
+    from ..backends import cpu_backends
     from ..tools.classify import written_arg_indices
-    from . import tile_stage
+    from . import driver
 
-    asm = ttir_asm(module, name, key)
-    located = module.str(True)
-    written = sp.locate_arguments(param_types, written_arg_indices(module, name))
-    path, reason, program, accesses = "ptx", None, None, ()
-    if options.enable_tile:
-        tile = tile_stage.convert(module, name, options)
-        accesses, reason = tile.accesses, tile.reason
-        _dump(name, key, "accesses", tile_stage.describe_accesses(accesses))
-        if tile.module is not None:
-            asm["tileir"] = tile.asm
-            asm["tilebc"] = tile.bytecode
-            _dump(name, key, "tileir", tile.asm)
-            program, reason = cpu.prepare_tile(tile.module, name)
-            path = "tile" if program is not None else "ptx"
-        if reason:
-            tile_stage.fall_back(name, reason, module.func(name).location)
-    if program is None:
-        cpu.core().run_passes(module, PTX_PASSES)
-        program = cpu.prepare(module, name)
-    md = make_metadata(name, key, path, reason, options, accesses,
-                       getattr(program, "arena_bytes", 0))
-    return CompiledKernel(name, asm, md, program, param_types, located_ttir=located,
-                          written=written)
-
-
-def make_metadata(name, key, path, reason, options, accesses=(), shared=0) -> Dict[str, Any]:
-    """`shared` is the executor's per-program working memory (its register arena), the CPU's
-    nearest thing to shared memory; tutorial 02 divides by it, so it is never reported as 0."""
-    return dict(name=name, hash=key, target=cpu.TARGET.backend, path=path,
-                tile_accesses=tuple(tuple(a) for a in accesses),
-                fallback_reason=reason, num_warps=options.num_warps,
-                num_stages=options.num_stages, num_ctas=options.num_ctas,
-                occupancy=options.occupancy, maxnreg=options.maxnreg, shared=max(1, shared),
-                debug=options.debug, enable_fp_fusion=options.enable_fp_fusion,
-                default_dot_input_precision=options.default_dot_input_precision)
+    state = cpu_backends.start(module, name, key, options, param_types,
+                               written_arg_indices(module, name))
+    return driver.run(driver.select(options), state)
 
 
 class ASTSource:

@@ -9,6 +9,7 @@ The caller decides what runs it (the CPU tile executor; tileiras + the driver on
 
 from __future__ import annotations
 
+import os
 import warnings
 from typing import List, NamedTuple, Optional, Tuple
 
@@ -137,10 +138,23 @@ def describe_accesses(accesses) -> str:
 _warned = set()
 
 
-def fall_back(name: str, reason: str, where: str = "", stacklevel: int = 5,
-              runs_on: str = "CPU: the TTIR executor") -> None:
+def _user_stacklevel() -> int:
+    """warnings.warn's stacklevel of the first frame outside this package: the user's launch
+    (or warmup) line, however deep the compile that falls back."""
+    import sys
+
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    frame, level = sys._getframe(2), 2  # the caller of fall_back is level 2
+    while frame is not None and frame.f_code.co_filename.startswith(package):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def fall_back(name: str, reason: str, where: str = "", runs_on: str = "CPU: the TTIR executor"
+              ) -> None:
     """Never silent: a TileFallbackWarning once per kernel (`where` its definition's
-    location: kernels of one name in two files are two kernels), or an error on request."""
+    location: kernels of one name in two files are two kernels), or an error on request. The
+    warning points at the user's line that launched the kernel."""
     if knobs.fallback == "error":
         raise TileFallbackError(f"kernel {name}: the Tile IR path cannot run it: {reason}; "
                                 "TRITON_TILE_FALLBACK=error forbids falling back to the "
@@ -149,4 +163,4 @@ def fall_back(name: str, reason: str, where: str = "", stacklevel: int = 5,
                f"PTX-style path ({runs_on})")
     if (name, where) not in _warned:
         _warned.add((name, where))
-        warnings.warn(TileFallbackWarning(message), stacklevel=stacklevel)
+        warnings.warn(TileFallbackWarning(message), stacklevel=_user_stacklevel())

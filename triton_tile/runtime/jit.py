@@ -525,13 +525,10 @@ class JITFunction(KernelInterface):
                 return entry
             spec = self._frontend_spec(bound, spec_key)
             checks = tuple(self.used_globals())
-            if device is not None:  # a GPU: its arch, or the ahead-of-time target
-                from ..backends import tile_gpu, tileiras
+            if device is not None:  # a GPU's arrays, or an ahead-of-time target
+                from ..compiler import driver
 
-                arch = tile_gpu.device_arch(device[1]) if device[0] == "cuda" else \
-                    tileiras.normalize_arch(device[1])
-                kernel = tile_gpu.compile_kernel(self, spec, options, arch,
-                                                 ahead_of_time=device[0] == "aot")
+                kernel = driver.compile(self, spec, options, device)
             else:
                 dkey, material = disk.cache_key(self, spec, options)
                 kernel = self._sibling(spec_key, options, dkey)
