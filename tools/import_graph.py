@@ -44,7 +44,7 @@ ALLOWED_CYCLES: List[Set[str]] = [
     {"", "backends.ptx_gpu", "backends.tile_gpu", "compiler", "compiler.compiler",
      "compiler.frontend", "language", "language.extra", "language.extra.cuda",
      "language.extra.libdevice", "language.random", "language.standard", "runtime",
-     "runtime.autotuner", "runtime.cache", "runtime.jit", "tools.classify"},
+     "runtime.autotuner", "runtime.cache", "runtime.jit"},
 ]
 
 Edge = Tuple[str, str]

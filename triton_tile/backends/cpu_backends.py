@@ -20,7 +20,7 @@ from . import cpu
 def start(module, name: str, key: str, options, param_types, written) -> driver.State:
     """A CPU compile's state from inlined TTIR: asm['ttir'] (dumped), the located TTIR (what
     the cache keeps and reloads) and `written`, the argument indices the kernel stores
-    through (tools.classify.written_arg_indices)."""
+    through (compiler.ir_graph.written_arg_indices)."""
     state = driver.State(None, None, options, name, key)
     state.module = module
     state.asm = cc.ttir_asm(module, name, key)

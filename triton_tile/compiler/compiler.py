@@ -18,6 +18,7 @@ from typing import Dict, Optional
 
 from .. import knobs
 from ..backends import cpu
+from .ir_graph import written_arg_indices
 from .kernel import (  # noqa: F401 - re-exported: compiler.CompiledKernel and friends
     GRID_LIMITS,
     PTX_PASSES,
@@ -72,7 +73,6 @@ def backend_stages(module, name: str, key: str, options, param_types) -> Compile
     (backends/cpu_backends.py: the Tile path when asked for and possible, else, loudly, the
     PTX-style path)."""
     from ..backends import cpu_backends
-    from ..tools.classify import written_arg_indices
     from . import driver
 
     state = cpu_backends.start(module, name, key, options, param_types,

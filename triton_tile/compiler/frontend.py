@@ -35,6 +35,7 @@ from .. import _core
 from ..language import core as tl
 from ..language import standard as tl_standard
 from ..language.semantic import Semantic
+from ..runtime import dependencies as deps
 from .errors import (
     CompilationError,
     CompileTimeAssertionFailure,
@@ -56,12 +57,10 @@ def _is_tensor(v) -> bool:
 
 
 def is_jit_function(v) -> bool:
-    """A @triton_tile.jit function (the runtime's JITFunction)."""
-    try:
-        from ..runtime.jit import JITFunction
-    except ImportError:  # pragma: no cover - the runtime is part of the package
-        JITFunction = ()
-    return isinstance(v, JITFunction) if JITFunction else type(v).__name__ == "JITFunction"
+    """A @triton_tile.jit function (the runtime's JITFunction), told by its type's name and
+    cache key (runtime/dependencies.py) rather than by importing the runtime, which imports
+    this compiler."""
+    return deps.is_jit_function(v)
 
 
 # A value's "spec" describes its structure: tensors become IR values (handles), tuples nest,
@@ -1678,9 +1677,8 @@ class CodeGenerator(ast.NodeVisitor):
             return fn(*args, _semantic=self.sem, **kwargs)
         if getattr(fn, "__triton_tile_constexpr_function__", False):
             if any(_holds_tensors(a) for a in list(args) + list(kwargs.values())):
-                from ..runtime import jit as rt_jit
-                if fn is getattr(rt_jit, "cdiv", None):
-                    return tl.cdiv(*args, _semantic=self.sem, **kwargs)  # triton.cdiv(n, B)
+                if getattr(fn, "tensor_form", None) == "cdiv":  # triton.cdiv(n, B)
+                    return tl.cdiv(*args, _semantic=self.sem, **kwargs)
                 raise TypeError(f"{fn.__name__} is a compile-time (constexpr) function; its "
                                 "arguments must be constexprs, not tensors")
             res = fn.fn(*[_unwrap(a) for a in args], **{k: _unwrap(v) for k, v in kwargs.items()})

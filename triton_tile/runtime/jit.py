@@ -601,6 +601,8 @@ def _next_power_of_2(n):
 
 cdiv = constexpr_function(_cdiv)
 cdiv.__doc__ = "Ceiling division: the number of blocks of size y covering x."
+# On tensors inside a kernel, triton.cdiv(n, BLOCK) means tl.cdiv (the frontend reads this).
+cdiv.tensor_form = "cdiv"
 next_power_of_2 = constexpr_function(_next_power_of_2)
 next_power_of_2.__doc__ = "The smallest power of two >= n (1 for n <= 1)."
 
