@@ -4,10 +4,9 @@
 CPU through the C++ executors, and (with the Tile IR backend) on NVIDIA GPUs.
 """
 
-__version__ = "0.1.0"  # first: cache keys read it while the package is still importing
-
 # ruff: noqa: E402
 from . import knobs
+from ._version import __version__  # noqa: F401 - first: cache keys read it while importing
 
 
 def _load_core_override() -> None:

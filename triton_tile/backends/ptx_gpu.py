@@ -18,8 +18,8 @@ import threading
 import types
 from typing import Any, Dict, Optional
 
-from ..compiler import compiler as cc
 from ..compiler import driver, errors
+from ..compiler import kernel as cc
 
 INSTALL_HINT = ("the PTX path on a GPU runs kernels through stock Triton: pip install triton "
                 "(with a CUDA build of torch), or use the Tile path (ENABLE_TILE=1)")
@@ -344,10 +344,8 @@ class GPUPTX(driver.Backend):
     name = "gpu-ptx"
     runs_on = "GPU: stock Triton"
 
-    def compile(self, jit_fn, spec, options, device):
-        from .tile_gpu import arch_of
-
-        return PTXGPUKernel(jit_fn, spec, options, arch_of(device))
+    def compile(self, jit_fn, spec, options, device, arch):
+        return PTXGPUKernel(jit_fn, spec, options, arch)
 
     def make_kernel(self, state):
         md = cc.make_metadata(state.name, state.key, "ptx", state.reason, state.options,

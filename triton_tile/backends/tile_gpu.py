@@ -165,8 +165,7 @@ class GPUTile(driver.Backend):
     fallback = "gpu-ptx"
     runs_on = "GPU: the Tile path"
 
-    def compile(self, jit_fn, spec, options, device):
-        arch = arch_of(device)
+    def compile(self, jit_fn, spec, options, device, arch):
         name = jit_fn.__name__
         start = time.perf_counter()
         base, material = disk.cache_key(jit_fn, spec, options, target=arch)

@@ -5,7 +5,8 @@
                      (backends/cpu_backends.py): cpu-tile, falling back loudly to cpu-ttir
 
 `compile_kernel` is what the JIT calls once per specialization for host arrays (through
-runtime/cache.compile_cached, which reruns `backend_stages` alone on a disk hit); `compile` is
+`compile_cached`, the CPU backends' cache policy, which reruns `backend_stages` alone on a
+disk hit); `compile` is
 the AOT entry. GPU launches go through driver.compile (gpu-tile, gpu-ptx) with the same
 frontend. The compiled-kernel object and what the stages share live in kernel.py.
 """
@@ -18,6 +19,7 @@ from typing import Dict, Optional
 
 from .. import knobs
 from ..backends import cpu
+from ..runtime import cache as disk
 from .ir_graph import written_arg_indices
 from .kernel import (  # noqa: F401 - re-exported: compiler.CompiledKernel and friends
     GRID_LIMITS,
@@ -51,6 +53,32 @@ def compile_kernel(jit_fn, spec: Specialization, options, key: Optional[str] = N
     module, key = frontend(jit_fn, spec, options, key)
     return named_by_repr(backend_stages(module, jit_fn.__name__, key, options, spec.param_types),
                          jit_fn, spec)
+
+
+def compile_cached(jit_fn, spec, options, key: str, material: dict):
+    """The CPU backends' cache policy: the compiled kernel for `key` (runtime/cache.py
+    cache_key), from a disk entry when that can skip work (its located TTIR is reparsed and the
+    backend's stages rerun: the frontend is skipped), else compiled and stored."""
+    store = disk.DiskCache(knobs.cache_dir)
+    name = jit_fn.__name__
+    if not knobs.always_compile:
+        entry = store.load(key, name)
+        if entry is not None and disk.LOCATED_TTIR in entry["asm"]:
+            try:
+                # The frontend is skipped; the backend stages rerun from the stored TTIR.
+                module = cpu.core().parse_ttir(entry["asm"][disk.LOCATED_TTIR], f"{name}.ttir")
+                return named_by_repr(
+                    backend_stages(module, name, key, options, spec.param_types), jit_fn, spec)
+            except Exception:  # an entry we cannot load is a miss, never an error
+                pass
+    kernel = compile_kernel(jit_fn, spec, options, key=key)
+    files = dict(kernel.asm)
+    if kernel.located_ttir:
+        files[disk.LOCATED_TTIR] = kernel.located_ttir
+    existing = store.load(key, name)
+    if existing is None or existing["asm"] != files:
+        store.store(key, name, files, kernel.metadata._asdict(), material)
+    return kernel
 
 
 def named_by_repr(kernel: CompiledKernel, jit_fn, spec: Specialization) -> CompiledKernel:

@@ -1,9 +1,9 @@
 """The compile driver: every target through one loop.
 
-    compile(jit_fn, spec, options, device)
+    compile(jit_fn, spec, options, device, arch)
       select(options, device)        -> the backend: cpu-ttir, cpu-tile, gpu-tile or gpu-ptx
-      backend.lookup(state)          -> a finished kernel from its cache, or None
-      frontend (compiler.frontend)   -> TTIR, asm['ttir']                (once)
+      the backend's cache policy     -> a finished kernel, or TTIR to resume from, or a miss
+      frontend (compiler.frontend)   -> TTIR, asm['ttir']                (once, on a miss)
       backend.stages, in order       -> asm[stage name], timed by name
         a stage that raises Fallback(reason): reported loudly (tile_stage.fall_back), and the
         kernel goes on with backend.fallback's stages, from the same TTIR
@@ -12,7 +12,7 @@
 A backend is a target's stages and policies, nothing else (backends/cpu_backends.py,
 backends/tile_gpu.py, backends/ptx_gpu.py). The fallback rule lives here: a Tile backend names
 its fallback, and `run` follows it. Cache policies differ on purpose: a CPU entry keeps the
-located TTIR and reruns the stages on a hit (runtime/cache.py, `resume`); a GPU Tile entry is
+located TTIR and reruns the stages on a hit (compiler.compile_cached); a GPU Tile entry is
 final (cubins), keyed in two steps by the tileiras version; the GPU PTX path is stock Triton's,
 which caches for itself.
 """
@@ -107,8 +107,9 @@ def run(name: str, state: State):
     return b.make_kernel(state)
 
 
-def compile(jit_fn, spec, options, device=None):  # noqa: A001 - the driver's one entry
+def compile(jit_fn, spec, options, device, arch: str):  # noqa: A001 - the driver's entry
     """The kernel of one launch signature on a GPU (`device` ("cuda", index) or ("aot",
-    arch)): the backend selected, then its `compile` (cache policy, frontend, `run`). Host
-    arrays go through runtime/cache.compile_cached, whose entries resume after the TTIR."""
-    return backend(select(options, device)).compile(jit_fn, spec, options, device)
+    target), compiling for `arch`): the backend selected, then its `compile` (cache policy,
+    frontend, `run`). Host arrays go through compiler.compile_cached, whose entries resume
+    after the TTIR."""
+    return backend(select(options, device)).compile(jit_fn, spec, options, device, arch)

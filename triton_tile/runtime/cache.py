@@ -31,6 +31,7 @@ import warnings
 from typing import Optional, Tuple
 
 from .. import knobs
+from .._version import __version__
 from . import dependencies as deps
 
 _FINGERPRINT: list = []
@@ -95,8 +96,6 @@ _GPU_KEY_EXCLUDED_KNOBS = _KEY_EXCLUDED_KNOBS + ("fallback",)
 def cache_key(jit_fn, spec, options, target: Optional[str] = None) -> Tuple[str, dict]:
     """(hex key, the inputs it was hashed from). `target` is the GPU arch ("sm_90") for GPU
     compiles; CPU compiles leave it None (TRITON_TILE_TARGET or "cpu")."""
-    from .. import __version__
-
     material = {
         "triton_tile": __version__,
         "compiler": compiler_fingerprint(),
@@ -210,30 +209,3 @@ class DiskCache:
                 warnings.warn(f"triton_tile: kernel cache {self.root} is not writable ({e}); "
                               "continuing without it (set TRITON_TILE_CACHE_DIR)", stacklevel=2)
             return False
-
-
-def compile_cached(jit_fn, spec, options, key: str, material: dict):
-    """The compiled kernel for `key`: from disk when that can skip work, else compiled."""
-    from ..backends import cpu
-    from ..compiler import compiler as cc
-
-    store = DiskCache(knobs.cache_dir)
-    name = jit_fn.__name__
-    if not knobs.always_compile:
-        entry = store.load(key, name)
-        if entry is not None and LOCATED_TTIR in entry["asm"]:
-            try:
-                # The frontend is skipped; the backend stages rerun from the stored TTIR.
-                module = cpu.core().parse_ttir(entry["asm"][LOCATED_TTIR], f"{name}.ttir")
-                return cc.named_by_repr(
-                    cc.backend_stages(module, name, key, options, spec.param_types), jit_fn, spec)
-            except Exception:  # an entry we cannot load is a miss, never an error
-                pass
-    kernel = cc.compile_kernel(jit_fn, spec, options, key=key)
-    files = dict(kernel.asm)
-    if kernel.located_ttir:
-        files[LOCATED_TTIR] = kernel.located_ttir
-    existing = store.load(key, name)
-    if existing is None or existing["asm"] != files:
-        store.store(key, name, files, kernel.metadata._asdict(), material)
-    return kernel

@@ -526,14 +526,15 @@ class JITFunction(KernelInterface):
             spec = self._frontend_spec(bound, spec_key)
             checks = tuple(self.used_globals())
             if device is not None:  # a GPU's arrays, or an ahead-of-time target
+                from ..backends.tile_gpu import arch_of
                 from ..compiler import driver
 
-                kernel = driver.compile(self, spec, options, device)
+                kernel = driver.compile(self, spec, options, device, arch_of(device))
             else:
                 dkey, material = disk.cache_key(self, spec, options)
                 kernel = self._sibling(spec_key, options, dkey)
                 if kernel is None:
-                    kernel = disk.compile_cached(self, spec, options, dkey, material)
+                    kernel = cc.compile_cached(self, spec, options, dkey, material)
             self.cache[key] = (kernel, checks)
             return kernel, checks
 
