@@ -29,6 +29,7 @@
 #include "ir/op_registry.h"
 #include "ir/verifier.h"
 #include "passes/passes.h"
+#include "tile/elementwise_ops.h"
 
 namespace tt::tile_conv {
 
@@ -374,65 +375,45 @@ const std::unordered_map<std::string, Converter::Handler> &Converter::handlers()
   using O = const Operation &;
   static const std::unordered_map<std::string, Handler> table = [] {
     std::unordered_map<std::string, Handler> t;
-    auto same = [&](const char *from, const char *to) {
-      t[from] = [to](C &c, O o) { c.elementwise(o, to); };
-    };
-    auto signedOp = [&](const char *from, const char *to, int s) {
-      t[from] = [to, s](C &c, O o) { c.elementwise(o, to, {{"signedness", i32Attr(s)}}); };
-    };
-    auto fop = [&](const char *from, const char *to, bool rounding, bool approxable) {
-      t[from] = [to, rounding, approxable](C &c, O o) {
-        c.elementwise(o, to, c.floatMods(o.result(0)->type, rounding, approxable));
-      };
-    };
-    for (auto p : {std::pair{"arith.addi", "addi"},
-                   {"arith.subi", "subi"},
-                   {"arith.muli", "muli"},
-                   {"arith.andi", "andi"},
-                   {"arith.ori", "ori"},
-                   {"arith.xori", "xori"},
-                   {"arith.shli", "shli"},
-                   {"tt.mulhiui", "mulhii"},
-                   {"math.absi", "absi"},
-                   {"math.floor", "floor"},
-                   {"math.ceil", "ceil"},
-                   {"math.sin", "sin"},
-                   {"math.cos", "cos"},
-                   {"math.tan", "tan"},
-                   {"math.tanh", "tanh"},
-                   {"math.log", "log"},
-                   {"math.log2", "log2"},
-                   {"math.absf", "absf"},
-                   {"arith.negf", "negf"},
-                   {"arith.remf", "remf"}})
-      same(p.first, p.second);
-    auto divOp = [&](const char *from, const char *to, int s) {
-      t[from] = [to, s](C &c, O o) { c.intDivRem(o, to, s); };
-    };
-    divOp("arith.divsi", "divi", tile::kSigned);
-    divOp("arith.divui", "divi", tile::kUnsigned);
-    divOp("arith.remsi", "remi", tile::kSigned);
-    divOp("arith.remui", "remi", tile::kUnsigned);
-    signedOp("arith.maxsi", "maxi", tile::kSigned);
-    signedOp("arith.minsi", "mini", tile::kSigned);
-    signedOp("arith.maxui", "maxi", tile::kUnsigned);
-    signedOp("arith.minui", "mini", tile::kUnsigned);
-    signedOp("arith.shrsi", "shri", tile::kSigned);
-    signedOp("arith.shrui", "shri", tile::kUnsigned);
-    fop("arith.addf", "addf", true, false);
-    fop("arith.subf", "subf", true, false);
-    fop("arith.mulf", "mulf", true, false);
-    fop("arith.divf", "divf", true, true);
-    fop("math.sqrt", "sqrt", true, true);
-    fop("math.fma", "fma", true, false);
-    fop("math.exp2", "exp2", false, false);
-    fop("math.rsqrt", "rsqrt", false, false);
-    t["math.exp"] = [](C &c, O o) {
-      Attrs a;
-      if (c.opts_.approx && c.f32(o.result(0)->type))
-        a.emplace_back("rounding", i32Attr(tile::kApprox));
-      c.elementwise(o, "exp", a);
-    };
+    // The one-to-one element-wise ops, declared once (tile/elementwise_ops.h).
+    using tile::Mods;
+    for (const tile::ElementwiseOp &e : tile::kElementwiseOps) {
+      const char *to = e.tile;
+      switch (e.mods) {
+      case Mods::None:
+        t[e.ttir] = [to](C &c, O o) { c.elementwise(o, to); };
+        break;
+      case Mods::Signed:
+      case Mods::Unsigned: {
+        int s = e.mods == Mods::Signed ? tile::kSigned : tile::kUnsigned;
+        t[e.ttir] = [to, s](C &c, O o) { c.elementwise(o, to, {{"signedness", i32Attr(s)}}); };
+        break;
+      }
+      case Mods::DivRem:
+      case Mods::DivRemUnsigned: {
+        int s = e.mods == Mods::DivRem ? tile::kSigned : tile::kUnsigned;
+        t[e.ttir] = [to, s](C &c, O o) { c.intDivRem(o, to, s); };
+        break;
+      }
+      case Mods::Ftz:
+      case Mods::Rounding:
+      case Mods::RoundingApprox: {
+        bool rounding = e.mods != Mods::Ftz, approxable = e.mods == Mods::RoundingApprox;
+        t[e.ttir] = [to, rounding, approxable](C &c, O o) {
+          c.elementwise(o, to, c.floatMods(o.result(0)->type, rounding, approxable));
+        };
+        break;
+      }
+      case Mods::ApproxOnly:
+        t[e.ttir] = [to](C &c, O o) {
+          Attrs a;
+          if (c.opts_.approx && c.f32(o.result(0)->type))
+            a.emplace_back("rounding", i32Attr(tile::kApprox));
+          c.elementwise(o, to, a);
+        };
+        break;
+      }
+    }
     t["tt.precise_sqrt"] = [](C &c, O o) {
       c.elementwise(o, "sqrt", {{"rounding", i32Attr(tile::kNearestEven)}});
     };

@@ -4,6 +4,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "tile/elementwise_ops.h"
 #include "tile/tile.h"
 
 namespace tt::exec {
@@ -11,33 +12,37 @@ namespace {
 
 bool isSigned(const Operation &op) { return op.intAttr("signedness", tile::kSigned) != 0; }
 
-// Ops whose kernel depends on nothing but the name.
+// Ops whose kernel depends on nothing but the name: the one-to-one ops of the conversion's
+// table (tile/elementwise_ops.h) read backwards, and the kernels no TTIR op has.
 const std::unordered_map<std::string, std::string> &plainKernels() {
-  static const std::unordered_map<std::string, std::string> t = {
-      {"addi", "arith.addi"},       {"subi", "arith.subi"},  {"muli", "arith.muli"},
-      {"andi", "arith.andi"},       {"ori", "arith.ori"},    {"xori", "arith.xori"},
-      {"shli", "arith.shli"},       {"absi", "math.absi"},   {"negi", "cuda_tile.negi"},
-      {"addf", "arith.addf"},       {"subf", "arith.subf"},  {"mulf", "arith.mulf"},
-      {"divf", "arith.divf"},       {"remf", "arith.remf"},  {"pow", "cuda_tile.pow"},
-      {"atan2", "cuda_tile.atan2"}, {"absf", "math.absf"},   {"negf", "arith.negf"},
-      {"ceil", "math.ceil"},        {"floor", "math.floor"}, {"cos", "math.cos"},
-      {"cosh", "cuda_tile.cosh"},   {"sin", "math.sin"},     {"sinh", "cuda_tile.sinh"},
-      {"tan", "math.tan"},          {"tanh", "math.tanh"},   {"exp", "math.exp"},
-      {"exp2", "math.exp2"},        {"log", "math.log"},     {"log2", "math.log2"},
-      {"rsqrt", "math.rsqrt"},      {"sqrt", "math.sqrt"},   {"fma", "math.fma"},
-  };
+  static const std::unordered_map<std::string, std::string> t = [] {
+    std::unordered_map<std::string, std::string> m = {
+        {"negi", "cuda_tile.negi"}, {"pow", "cuda_tile.pow"},   {"atan2", "cuda_tile.atan2"},
+        {"cosh", "cuda_tile.cosh"}, {"sinh", "cuda_tile.sinh"},
+    };
+    for (const tile::ElementwiseOp &e : tile::kElementwiseOps)
+      if (e.mods != tile::Mods::Signed && e.mods != tile::Mods::Unsigned &&
+          e.mods != tile::Mods::DivRem && e.mods != tile::Mods::DivRemUnsigned)
+        m.emplace(e.tile, e.ttir);
+    return m;
+  }();
   return t;
 }
 
-// Ops whose kernel depends on signedness: (signed, unsigned).
+// Ops whose kernel depends on signedness: (signed, unsigned), from the same table.
 const std::unordered_map<std::string, std::pair<const char *, const char *>> &signedKernels() {
-  static const std::unordered_map<std::string, std::pair<const char *, const char *>> t = {
-      {"remi", {"arith.remsi", "arith.remui"}},
-      {"maxi", {"arith.maxsi", "arith.maxui"}},
-      {"mini", {"arith.minsi", "arith.minui"}},
-      {"shri", {"arith.shrsi", "arith.shrui"}},
-      {"mulhii", {"cuda_tile.mulhii.signed", "tt.mulhiui"}},
-  };
+  static const std::unordered_map<std::string, std::pair<const char *, const char *>> t = [] {
+    std::unordered_map<std::string, std::pair<const char *, const char *>> m;
+    for (const tile::ElementwiseOp &e : tile::kElementwiseOps) {
+      bool sg = e.mods == tile::Mods::Signed || e.mods == tile::Mods::DivRem;
+      bool un = e.mods == tile::Mods::Unsigned || e.mods == tile::Mods::DivRemUnsigned;
+      if (sg)
+        m[e.tile].first = e.ttir;
+      else if (un)
+        m[e.tile].second = e.ttir;
+    }
+    return m;
+  }();
   return t;
 }
 
@@ -53,18 +58,8 @@ TileKernel tileElementwiseKernel(const Operation &op) {
   TileKernel k;
   if (n.empty())
     return k;
-  auto p = plainKernels().find(n);
-  if (p != plainKernels().end()) {
-    k.name = p->second;
-    return k;
-  }
   if (n == "mulhii") { // unsigned unless it says signed (TTIR's tt.mulhiui)
     k.name = op.intAttr("signedness", tile::kUnsigned) ? "cuda_tile.mulhii.signed" : "tt.mulhiui";
-    return k;
-  }
-  auto s = signedKernels().find(n);
-  if (s != signedKernels().end()) {
-    k.name = isSigned(op) ? s->second.first : s->second.second;
     return k;
   }
   if (n == "divi") {
@@ -76,6 +71,16 @@ TileKernel tileElementwiseKernel(const Operation &op) {
       k.name = "cuda_tile.divi.floor";
     else
       k.name = sg ? "arith.divsi" : "arith.divui"; // unsigned floor is truncation
+    return k;
+  }
+  auto p = plainKernels().find(n);
+  if (p != plainKernels().end()) {
+    k.name = p->second;
+    return k;
+  }
+  auto s = signedKernels().find(n);
+  if (s != signedKernels().end()) {
+    k.name = isSigned(op) ? s->second.first : s->second.second;
     return k;
   }
   if (n == "maxf" || n == "minf") {
