@@ -344,7 +344,7 @@ class GPUPTX(driver.Backend):
     name = "gpu-ptx"
     runs_on = "GPU: stock Triton"
 
-    def compile(self, jit_fn, spec, options, device, arch):
+    def compile(self, jit_fn, spec, options, device, arch, frontend):
         return PTXGPUKernel(jit_fn, spec, options, arch)
 
     def make_kernel(self, state):

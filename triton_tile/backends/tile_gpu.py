@@ -37,8 +37,8 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Dict, List, Optional
 
 from .. import knobs
-from ..compiler import compiler as cc
 from ..compiler import driver, tile_stage
+from ..compiler import kernel as cc
 from ..runtime import cache as disk
 from ..runtime import specialize as sp
 from . import cpu, tileiras
@@ -165,7 +165,7 @@ class GPUTile(driver.Backend):
     fallback = "gpu-ptx"
     runs_on = "GPU: the Tile path"
 
-    def compile(self, jit_fn, spec, options, device, arch):
+    def compile(self, jit_fn, spec, options, device, arch, frontend):
         name = jit_fn.__name__
         start = time.perf_counter()
         base, material = disk.cache_key(jit_fn, spec, options, target=arch)
@@ -186,7 +186,7 @@ class GPUTile(driver.Backend):
                             asm["tilebc_general"], arch, dict(entry["metadata"]),
                             dict(material, tileiras=v))
                     return kernel
-        module, _ = cc.frontend(jit_fn, spec, options, base)
+        module, _ = frontend(jit_fn, spec, options, base)
         state = driver.State(jit_fn, spec, options, name, entry_key(base, version or "none"),
                              arch, ahead_of_time=device[0] == "aot")
         state.module = module

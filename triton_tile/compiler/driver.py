@@ -1,6 +1,6 @@
 """The compile driver: every target through one loop.
 
-    compile(jit_fn, spec, options, device, arch)
+    compile(jit_fn, spec, options, device, arch, frontend)
       select(options, device)        -> the backend: cpu-ttir, cpu-tile, gpu-tile or gpu-ptx
       the backend's cache policy     -> a finished kernel, or TTIR to resume from, or a miss
       frontend (compiler.frontend)   -> TTIR, asm['ttir']                (once, on a miss)
@@ -107,9 +107,12 @@ def run(name: str, state: State):
     return b.make_kernel(state)
 
 
-def compile(jit_fn, spec, options, device, arch: str):  # noqa: A001 - the driver's entry
+def compile(jit_fn, spec, options, device, arch: str, frontend):  # noqa: A001 - the entry
     """The kernel of one launch signature on a GPU (`device` ("cuda", index) or ("aot",
     target), compiling for `arch`): the backend selected, then its `compile` (cache policy,
-    frontend, `run`). Host arrays go through compiler.compile_cached, whose entries resume
-    after the TTIR."""
-    return backend(select(options, device)).compile(jit_fn, spec, options, device, arch)
+    `frontend`, `run`). The caller hands over the frontend (compiler.frontend), as Triton's
+    source objects carry their `make_ir`: the backends then need no path back to the language
+    and the JIT. Host arrays go through compiler.compile_cached, whose entries resume after
+    the TTIR."""
+    return backend(select(options, device)).compile(jit_fn, spec, options, device, arch,
+                                                    frontend)

@@ -529,7 +529,8 @@ class JITFunction(KernelInterface):
                 from ..backends.tile_gpu import arch_of
                 from ..compiler import driver
 
-                kernel = driver.compile(self, spec, options, device, arch_of(device))
+                kernel = driver.compile(self, spec, options, device, arch_of(device),
+                                        cc.frontend)
             else:
                 dkey, material = disk.cache_key(self, spec, options)
                 kernel = self._sibling(spec_key, options, dkey)
