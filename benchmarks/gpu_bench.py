@@ -564,11 +564,7 @@ def main(args) -> int:
         print(f"  measured {c.name} {c.label}", file=sys.stderr, flush=True)
         del c, r
         torch.cuda.empty_cache()
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
-    print("  ".join(h.ljust(w) for h, w in zip(header, widths)))
-    print("  ".join("-" * w for w in widths))
-    for r in rows:
-        print("  ".join(c.ljust(w) for c, w in zip(r, widths)))
+    _print_table(header, rows)
     print("ratio = stock Triton ms / Tile ms (same kernel source, grid and meta; "
           "do_bench medians); cold = the case's first launch in this process, compile + load + "
           "run, with empty disk caches (a kernel the process compiled for an earlier case is "

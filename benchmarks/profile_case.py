@@ -19,6 +19,11 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gpu_bench as gb  # noqa: E402
 
 
+def _int_pairs(pairs) -> dict:
+    """["K=V", ...] with int values, as --tile and --stock take them."""
+    return {k: int(v) for k, v in (kv.split("=", 1) for kv in pairs)}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("family", choices=gb.FAMILIES)
@@ -40,10 +45,10 @@ def main(argv=None) -> int:
         os.environ[k] = v
     case = gb.cases(gb.Tensors(aot=False), False, [args.family])[args.index]()
     meta = dict(case.meta, enable_tile=True,
-                **{k: int(v) for k, v in (kv.split("=") for kv in args.tile)})
+                **_int_pairs(args.tile))
     if args.occupancy:
         meta["occupancy"] = args.occupancy
-    stock_meta = dict(case.meta, **{k: int(v) for k, v in (kv.split("=") for kv in args.stock)})
+    stock_meta = dict(case.meta, **_int_pairs(args.stock))
     twin = ptx_gpu.twin_of(case.kernel)
     stock_args = [ptx_gpu.arg_to_stock(a) for a in case.args]
     runs = {"tile": lambda: case.kernel[gb._grid(case, meta)](*case.args, **meta),

@@ -212,6 +212,18 @@ private:
     return {w ? w : fresh(), r ? r : fresh()};
   }
 
+  // The (write, read) token pair of each class as new results of an `if` or a loop, which the
+  // ops after it wait for.
+  void addTokenResults(Operation &op, State &s, const std::vector<int> &classes) {
+    size_t base = op.numResults();
+    for (size_t i = 0; i < classes.size(); ++i) {
+      op.addResult(Type::token());
+      op.addResult(Type::token());
+    }
+    for (size_t i = 0; i < classes.size(); ++i)
+      restore(s, classes[i], op.result(base + 2 * i), op.result(base + 2 * i + 1));
+  }
+
   void restore(State &s, int c, Value *w, Value *r) {
     s.write[c] = w;
     s.reads[c] = {r};
@@ -272,13 +284,7 @@ private:
       if (term && term->is("cuda_tile.yield"))
         extendTerminator(*term, inner, classes);
     }
-    size_t base = op.numResults();
-    for (size_t i = 0; i < classes.size(); ++i) {
-      op.addResult(Type::token());
-      op.addResult(Type::token());
-    }
-    for (size_t i = 0; i < classes.size(); ++i)
-      restore(s, classes[i], op.result(base + 2 * i), op.result(base + 2 * i + 1));
+    addTokenResults(op, s, classes);
   }
 
   void loopOp(Operation &op, State &s) {
@@ -309,13 +315,7 @@ private:
       restore(inner, c, w, r);
     }
     blockWithExits(*body, inner, classes);
-    size_t base = op.numResults();
-    for (size_t i = 0; i < classes.size(); ++i) {
-      op.addResult(Type::token());
-      op.addResult(Type::token());
-    }
-    for (size_t i = 0; i < classes.size(); ++i)
-      restore(s, classes[i], op.result(base + 2 * i), op.result(base + 2 * i + 1));
+    addTokenResults(op, s, classes);
   }
 
   // A loop body: `continue` and `break` anywhere inside (also in nested ifs) carry the state.

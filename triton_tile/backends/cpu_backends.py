@@ -69,7 +69,6 @@ class CPUTile(driver.Backend):
     name = "cpu-tile"
     stages = (("tileir", _convert), ("program", _prepare_tile))
     fallback = "cpu-ttir"
-    runs_on = "CPU: the Tile IR executor"
 
     def make_kernel(self, state):
         return _kernel(state, "tile")

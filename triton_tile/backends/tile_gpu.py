@@ -163,7 +163,6 @@ class GPUTile(driver.Backend):
 
     name = "gpu-tile"
     fallback = "gpu-ptx"
-    runs_on = "GPU: the Tile path"
 
     def compile(self, jit_fn, spec, options, device, arch, frontend):
         name = jit_fn.__name__
@@ -343,7 +342,7 @@ class TileGPUKernel(cc.CompiledKernel):
             # This driver cannot run tileiras cubins (some 580.x containers lack the driver's
             # Tile IR library: CUDA_ERROR_JIT_COMPILER_NOT_FOUND): stock Triton runs it.
             tile_stage.fall_back(self.name, f"the CUDA driver rejects the cubin ({e.args[0]})",
-                                 f"load:{device}", runs_on="GPU: stock Triton")
+                                 f"load:{device}", runs_on=ptx_gpu.GPUPTX.runs_on)
             kernel = self._fallback[device] = ptx_gpu.PTXGPUKernel(*self._spec, arch,
                                                                    asm=self.asm)
         return kernel

@@ -145,15 +145,15 @@ def _user_stacklevel() -> int:
 
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     frame, level = sys._getframe(2), 2  # the caller of fall_back is level 2
-    while frame is not None and frame.f_code.co_filename.startswith(package):
+    while frame is not None and frame.f_code.co_filename.startswith(package + os.sep):
         frame, level = frame.f_back, level + 1
     return level
 
 
-def fall_back(name: str, reason: str, where: str = "", runs_on: str = "CPU: the TTIR executor"
-              ) -> None:
+def fall_back(name: str, reason: str, where: str, runs_on: str) -> None:
     """Never silent: a TileFallbackWarning once per kernel (`where` its definition's
-    location: kernels of one name in two files are two kernels), or an error on request. The
+    location: kernels of one name in two files are two kernels), or an error on request;
+    `runs_on` names where the kernel runs instead (the fallback backend's `runs_on`). The
     warning points at the user's line that launched the kernel."""
     if knobs.fallback == "error":
         raise TileFallbackError(f"kernel {name}: the Tile IR path cannot run it: {reason}; "
