@@ -50,6 +50,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--launches", type=int, default=20000)
     ap.add_argument("--aot", action="store_true", help="only compile the Tile kernel")
+    ap.add_argument("--profile", action="store_true",
+                    help="also print each path's cProfile (the functions by own time)")
     args = ap.parse_args(argv)
     add = example("vector_add").add_kernel
     if args.aot:
@@ -81,7 +83,27 @@ def main(argv=None) -> int:
           f"{args.launches} (Tile run took path={k.metadata.path}):")
     for name, us in per_launch_us(runs, args.launches).items():
         print(f"  {us:7.2f} us  {name}", flush=True)
+    if args.profile:
+        for name, fn in runs.items():
+            profile(name, fn, args.launches)
     return 0
+
+
+def profile(name: str, fn, launches: int) -> None:
+    """cProfile of `launches` launches: where the host time goes, function by function."""
+    import cProfile
+    import io
+    import pstats
+
+    prof = cProfile.Profile()
+    prof.enable()
+    for _ in range(launches):
+        fn()
+    prof.disable()
+    out = io.StringIO()
+    pstats.Stats(prof, stream=out).sort_stats("tottime").print_stats(18)
+    print(f"\n--- {name}: cProfile of {launches} launches ---")
+    print("\n".join(out.getvalue().splitlines()[4:]), flush=True)
 
 
 if __name__ == "__main__":
