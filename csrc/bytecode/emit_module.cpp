@@ -63,11 +63,11 @@ std::string irName(const AttrSpec &a) {
 std::optional<uint64_t> defaultFor(const OpSpec &s, const AttrSpec &a) {
   const std::string n = a.name;
   if (n == "overflow")
-    return uint64_t(Overflow::None);
+    return uint64_t(tile::kNoOverflowFlag);
   if (n == "rounding_mode")
-    return uint64_t(s.opcode == Op::FToI ? Rounding::NearestIntToZero : Rounding::NearestEven);
+    return uint64_t(s.opcode == Op::FToI ? tile::kNearestIntToZero : tile::kNearestEven);
   if (n == "rounding" && s.opcode == Op::DivI)
-    return uint64_t(Rounding::Zero);
+    return uint64_t(tile::kZero);
   return std::nullopt;
 }
 
@@ -415,7 +415,7 @@ bool needs13_4(const Operation &op) {
   const OpSpec *s = specFor(op);
   if (s && s->since >= kV13_4)
     return true;
-  if (op.intAttr("rounding") == int64_t(Rounding::NearestAway))
+  if (op.intAttr("rounding") == int64_t(tile::kNearestAway))
     return true;
   if (s && s->opcode == Op::FToI && op.hasAttr("saturating"))
     return true;

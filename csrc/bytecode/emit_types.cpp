@@ -85,9 +85,9 @@ uint32_t TypeMap::value(Type t) {
     idx = w_.tensorViewType(scalar(t.viewElement()), t.viewShape(), t.viewStrides());
     break;
   case TypeKind::PartitionView: {
-    std::optional<bytecode::Padding> pad;
+    std::optional<tt::Padding> pad;
     if (t.padding() != tt::Padding::None)
-      pad = static_cast<bytecode::Padding>(static_cast<int>(t.padding()));
+      pad = static_cast<tt::Padding>(static_cast<int>(t.padding()));
     idx =
         w_.partitionViewType(toI32(t.tileShape()), value(t.tensorViewOf()), toI32(t.dimMap()), pad);
     break;

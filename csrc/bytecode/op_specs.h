@@ -52,7 +52,8 @@ enum class OperandMode : uint8_t {
 
 struct OpSpec {
   Op opcode;
-  const char *name; // cuda_tile op name without the dialect prefix, e.g. "load_view_tko"
+  const char *name =
+      ""; // cuda_tile op name without the dialect prefix (from the op table), e.g. "load_view_tko"
   Version since = kV13_1;
   bool counted_results = false;       // write a varint result count first (op "is variadic")
   int num_results = 1;                // fixed result count; -1 = any (counted ops only)

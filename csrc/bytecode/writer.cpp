@@ -538,24 +538,25 @@ ValueId FunctionWriter::binary(Op op, uint32_t type, ValueId lhs, ValueId rhs) {
   return emit(op, {{type}, {}, {{lhs}, {rhs}}})[0];
 }
 
-ValueId FunctionWriter::addf(uint32_t type, ValueId lhs, ValueId rhs, Rounding r, bool ftz) {
+ValueId FunctionWriter::addf(uint32_t type, ValueId lhs, ValueId rhs, tile::Rounding r, bool ftz) {
   return emit(Op::AddF,
               {{type}, {AttrArg::of(uint64_t(r)), AttrArg::flag(ftz)}, {{lhs}, {rhs}}})[0];
 }
 
-ValueId FunctionWriter::addi(uint32_t type, ValueId lhs, ValueId rhs, Overflow o) {
+ValueId FunctionWriter::addi(uint32_t type, ValueId lhs, ValueId rhs, tile::Overflow o) {
   return emit(Op::AddI, {{type}, {AttrArg::of(uint64_t(o))}, {{lhs}, {rhs}}})[0];
 }
 
-ValueId FunctionWriter::muli(uint32_t type, ValueId lhs, ValueId rhs, Overflow o) {
+ValueId FunctionWriter::muli(uint32_t type, ValueId lhs, ValueId rhs, tile::Overflow o) {
   return emit(Op::MulI, {{type}, {AttrArg::of(uint64_t(o))}, {{lhs}, {rhs}}})[0];
 }
 
-ValueId FunctionWriter::negi(uint32_t type, ValueId src, Overflow o) {
+ValueId FunctionWriter::negi(uint32_t type, ValueId src, tile::Overflow o) {
   return emit(Op::NegI, {{type}, {AttrArg::of(uint64_t(o))}, {{src}}})[0];
 }
 
-ValueId FunctionWriter::cmpi(uint32_t i1_type, CmpPred p, Signedness s, ValueId lhs, ValueId rhs) {
+ValueId FunctionWriter::cmpi(uint32_t i1_type, tile::Predicate p, tile::Signedness s, ValueId lhs,
+                             ValueId rhs) {
   return emit(Op::CmpI,
               {{i1_type}, {AttrArg::of(uint64_t(p)), AttrArg::of(uint64_t(s))}, {{lhs}, {rhs}}})[0];
 }
@@ -582,7 +583,7 @@ std::pair<ValueId, ValueId> FunctionWriter::loadViewTko(uint32_t tile_type, uint
                                                         ValueId view,
                                                         const std::vector<ValueId> &index,
                                                         std::optional<ValueId> token,
-                                                        MemOrder order) {
+                                                        tile::Ordering order) {
   auto r = emit(
       Op::LoadViewTko,
       {{tile_type, token_type}, {AttrArg::of(uint64_t(order))}, {{view}, index, optGroup(token)}});
@@ -591,7 +592,7 @@ std::pair<ValueId, ValueId> FunctionWriter::loadViewTko(uint32_t tile_type, uint
 
 ValueId FunctionWriter::storeViewTko(uint32_t token_type, ValueId tile, ValueId view,
                                      const std::vector<ValueId> &index,
-                                     std::optional<ValueId> token, MemOrder order) {
+                                     std::optional<ValueId> token, tile::Ordering order) {
   return emit(
       Op::StoreViewTko,
       {{token_type}, {AttrArg::of(uint64_t(order))}, {{tile}, {view}, index, optGroup(token)}})[0];
@@ -601,7 +602,7 @@ std::pair<ValueId, ValueId> FunctionWriter::loadPtrTko(uint32_t tile_type, uint3
                                                        ValueId ptrs, std::optional<ValueId> mask,
                                                        std::optional<ValueId> padding,
                                                        std::optional<ValueId> token,
-                                                       MemOrder order) {
+                                                       tile::Ordering order) {
   auto r = emit(Op::LoadPtrTko, {{tile_type, token_type},
                                  {AttrArg::of(uint64_t(order))},
                                  {{ptrs}, optGroup(mask), optGroup(padding), optGroup(token)}});
@@ -610,7 +611,7 @@ std::pair<ValueId, ValueId> FunctionWriter::loadPtrTko(uint32_t tile_type, uint3
 
 ValueId FunctionWriter::storePtrTko(uint32_t token_type, ValueId ptrs, ValueId value,
                                     std::optional<ValueId> mask, std::optional<ValueId> token,
-                                    MemOrder order) {
+                                    tile::Ordering order) {
   return emit(Op::StorePtrTko, {{token_type},
                                 {AttrArg::of(uint64_t(order))},
                                 {{ptrs}, {value}, optGroup(mask), optGroup(token)}})[0];
@@ -752,7 +753,7 @@ uint32_t ModuleWriter::tensorViewType(uint32_t elem, const std::vector<int64_t> 
 
 uint32_t ModuleWriter::partitionViewType(const std::vector<int32_t> &tile_shape,
                                          uint32_t tensor_view, const std::vector<int32_t> &dim_map,
-                                         std::optional<Padding> padding) {
+                                         std::optional<tt::Padding> padding) {
   checkType(tensor_view);
   if (types_[tensor_view].empty() || types_[tensor_view][0] != uint8_t(TypeTag::TensorView))
     fail("partition_view needs a tensor_view type");

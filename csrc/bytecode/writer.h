@@ -15,6 +15,7 @@
 #include "bytecode/byte_buffer.h"
 #include "bytecode/format.h"
 #include "bytecode/op_specs.h"
+#include "ir/type.h"
 
 #include <cstdint>
 #include <map>
@@ -87,12 +88,12 @@ public:
   ValueId unary(Op op, uint32_t type, ValueId src); // ops with no attributes/flags (reshape, ...)
   ValueId binary(Op op, uint32_t type, ValueId lhs,
                  ValueId rhs); // no attributes (andi, offset, ...)
-  ValueId addf(uint32_t type, ValueId lhs, ValueId rhs, Rounding r = Rounding::NearestEven,
+  ValueId addf(uint32_t type, ValueId lhs, ValueId rhs, tile::Rounding r = tile::kNearestEven,
                bool ftz = false);
-  ValueId addi(uint32_t type, ValueId lhs, ValueId rhs, Overflow o = Overflow::None);
-  ValueId muli(uint32_t type, ValueId lhs, ValueId rhs, Overflow o = Overflow::None);
-  ValueId negi(uint32_t type, ValueId src, Overflow o = Overflow::None);
-  ValueId cmpi(uint32_t i1_type, CmpPred p, Signedness s, ValueId lhs, ValueId rhs);
+  ValueId addi(uint32_t type, ValueId lhs, ValueId rhs, tile::Overflow o = tile::kNoOverflowFlag);
+  ValueId muli(uint32_t type, ValueId lhs, ValueId rhs, tile::Overflow o = tile::kNoOverflowFlag);
+  ValueId negi(uint32_t type, ValueId src, tile::Overflow o = tile::kNoOverflowFlag);
+  ValueId cmpi(uint32_t i1_type, tile::Predicate p, tile::Signedness s, ValueId lhs, ValueId rhs);
   ValueId assumeDivBy(uint32_t type, ValueId v, uint64_t divisor);
   ValueId makeTensorView(uint32_t type, ValueId base, const std::vector<ValueId> &dyn_shape,
                          const std::vector<ValueId> &dyn_strides);
@@ -101,19 +102,20 @@ public:
   std::pair<ValueId, ValueId> loadViewTko(uint32_t tile_type, uint32_t token_type, ValueId view,
                                           const std::vector<ValueId> &index,
                                           std::optional<ValueId> token = std::nullopt,
-                                          MemOrder order = MemOrder::Weak);
+                                          tile::Ordering order = tile::kWeak);
   ValueId storeViewTko(uint32_t token_type, ValueId tile, ValueId view,
                        const std::vector<ValueId> &index,
                        std::optional<ValueId> token = std::nullopt,
-                       MemOrder order = MemOrder::Weak);
+                       tile::Ordering order = tile::kWeak);
   std::pair<ValueId, ValueId> loadPtrTko(uint32_t tile_type, uint32_t token_type, ValueId ptrs,
                                          std::optional<ValueId> mask = std::nullopt,
                                          std::optional<ValueId> padding = std::nullopt,
                                          std::optional<ValueId> token = std::nullopt,
-                                         MemOrder order = MemOrder::Weak);
+                                         tile::Ordering order = tile::kWeak);
   ValueId storePtrTko(uint32_t token_type, ValueId ptrs, ValueId value,
                       std::optional<ValueId> mask = std::nullopt,
-                      std::optional<ValueId> token = std::nullopt, MemOrder order = MemOrder::Weak);
+                      std::optional<ValueId> token = std::nullopt,
+                      tile::Ordering order = tile::kWeak);
   ValueId makeToken(uint32_t token_type);
   ValueId joinTokens(uint32_t token_type, const std::vector<ValueId> &tokens);
   void ret(const std::vector<ValueId> &values = {});
@@ -216,7 +218,7 @@ public:
                           const std::vector<int64_t> &strides); // kDynamic for `?`
   uint32_t partitionViewType(const std::vector<int32_t> &tile_shape, uint32_t tensor_view,
                              const std::vector<int32_t> &dim_map,
-                             std::optional<Padding> padding = std::nullopt);
+                             std::optional<tt::Padding> padding = std::nullopt);
   uint32_t funcType(const std::vector<uint32_t> &inputs, const std::vector<uint32_t> &results);
 
   /// Adds an entry (kernel) function. `hints` is a tagged OptimizationHints attribute

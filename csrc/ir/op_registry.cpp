@@ -1,5 +1,6 @@
 #include "ir/op_registry.h"
 
+#include <algorithm>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
@@ -42,6 +43,15 @@ const OpInfo *lookupOp(const std::string &name) {
   auto &ops = registry().ops;
   auto it = ops.find(name);
   return it == ops.end() ? nullptr : it->second.get();
+}
+
+std::vector<std::string> registeredOps() {
+  ensureDialects();
+  std::vector<std::string> names;
+  for (const auto &entry : registry().ops)
+    names.push_back(entry.first);
+  std::sort(names.begin(), names.end());
+  return names;
 }
 
 } // namespace tt

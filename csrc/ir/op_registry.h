@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace tt {
 
@@ -31,6 +32,7 @@ struct OpInfo {
 
 void registerOp(OpInfo info);
 const OpInfo *lookupOp(const std::string &name); // null when unknown
+std::vector<std::string> registeredOps();        // every registered name, sorted
 
 // Defined by the op-set libraries (ttir/, tile/): each registers its ops once.
 void registerTTIROps();

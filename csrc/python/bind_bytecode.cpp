@@ -2,11 +2,13 @@
 // round trip and listing (used by tests and `kernel.asm`).
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include "bytecode/emit_module.h"
+#include "bytecode/op_specs.h"
 #include "bytecode/reader.h"
 
 namespace py = pybind11;
@@ -44,6 +46,12 @@ void bindBytecode(py::module_ &m) {
         return toBytes(bytecode::reencode(bytecode::readModule(fromBytes(data))));
       },
       py::arg("data"), "Decodes and re-encodes bytecode (byte-exact for our writer's output).");
+  m.def("bytecode_layouts", [] {
+    std::vector<std::string> names;
+    for (const bytecode::OpSpec &s : bytecode::allOpSpecs())
+      names.push_back(s.name);
+    return names;
+  });
   m.def(
       "bytecode_dump",
       [](const py::bytes &data) { return bytecode::readModule(fromBytes(data)).dump(); },

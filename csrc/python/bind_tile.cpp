@@ -9,6 +9,30 @@ namespace py = pybind11;
 using namespace tt;
 
 void bindTile(py::module_ &m) {
+  // The Tile IR enums (tile/enums.h) as {attribute: {spelling: number}}.
+  m.def("tile_enums", [] {
+    py::dict out;
+#define TT_PY_ENUM_ROW(name, number, text) d[py::str(text)] = number;
+#define TT_PY_ENUM(type, attr, table)                                                              \
+  {                                                                                                \
+    py::dict d;                                                                                    \
+    table(TT_PY_ENUM_ROW) out[attr] = d;                                                           \
+  }
+    TT_TILE_ENUMS(TT_PY_ENUM)
+#undef TT_PY_ENUM
+#undef TT_PY_ENUM_ROW
+    return out;
+  });
+  // The op table (tile/op_table.h) as [(name, opcode, "major.minor")].
+  m.def("tile_ops", [] {
+    py::list out;
+#define TT_PY_OP(id, name, code, major, minor)                                                     \
+  out.append(py::make_tuple(name, code, std::to_string(major) + "." + std::to_string(minor)));
+    TT_TILE_OPS(TT_PY_OP)
+#undef TT_PY_OP
+    return out;
+  });
+
   py::class_<TileOptions>(m, "TileOptions")
       .def(py::init<>())
       .def_readwrite("approx", &TileOptions::approx)

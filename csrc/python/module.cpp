@@ -272,6 +272,7 @@ PYBIND11_MODULE(_core, m) {
     return out;
   });
   m.def("registered", [](const std::string &n) { return lookupOp(n) != nullptr; });
+  m.def("registered_ops", &registeredOps);
 
   bindExec(m);
   bindTile(m);

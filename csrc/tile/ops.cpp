@@ -3,6 +3,7 @@
 // views carried through control flow, entry arguments are rank-0 tiles) are checked here
 // per op so a violation names the op that introduced it.
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -12,31 +13,6 @@
 
 namespace tt {
 namespace tile {
-
-const char *roundingName(int r) {
-  static const char *n[] = {"nearest_even", "zero", "negative_inf",       "positive_inf",
-                            "approx",       "full", "nearest_int_to_zero"};
-  return r >= 0 && r < 7 ? n[r] : "?";
-}
-const char *predicateName(int p) {
-  static const char *n[] = {"equal",        "not_equal",
-                            "less_than",    "less_than_or_equal",
-                            "greater_than", "greater_than_or_equal"};
-  return p >= 0 && p < 6 ? n[p] : "?";
-}
-const char *orderingName(int o) {
-  static const char *n[] = {"weak", "relaxed", "acquire", "release", "acq_rel"};
-  return o >= 0 && o < 5 ? n[o] : "?";
-}
-const char *scopeName(int s) {
-  static const char *n[] = {"tl_blk", "device", "sys"};
-  return s >= 0 && s < 3 ? n[s] : "?";
-}
-const char *rmwModeName(int m) {
-  static const char *n[] = {"and", "or",  "xor",  "add",  "addf",
-                            "max", "min", "umax", "umin", "xchg"};
-  return m >= 0 && m < 10 ? n[m] : "?";
-}
 
 std::string typeStr(Type t) {
   if (!t)
@@ -99,7 +75,21 @@ Verify sameTypes(size_t n) {
   };
 }
 
+// Whether `name` is in the op table (tile/op_table.h); our IR's "print" is its print_tko.
+bool inOpTable(const std::string &name) {
+#define TT_TILE_OP_NAME(id, text, code, major, minor) text,
+  static const char *const names[] = {TT_TILE_OPS(TT_TILE_OP_NAME)};
+#undef TT_TILE_OP_NAME
+  const std::string n = name == "print" ? "print_tko" : name;
+  for (const char *t : names)
+    if (n == t)
+      return true;
+  return false;
+}
+
 void reg(const std::string &name, unsigned traits, Verify v, Print p) {
+  if (!inOpTable(name)) // a programming error: every op is declared in the table first
+    throw std::logic_error("cuda_tile." + name + " is registered but not in tile/op_table.h");
   registerOp(OpInfo{"cuda_tile." + name, traits, std::move(v), std::move(p)});
 }
 
@@ -109,16 +99,15 @@ std::string shortName(const Operation &op) { return op.name().substr(10); } // d
 std::string modifiers(const Operation &op, int defaultRounding) {
   std::string s;
   Attribute ov = op.attr("overflow");
-  if (ov && ov.getInt() != 0) {
-    static const char *n[] = {"none", "no_signed_wrap", "no_unsigned_wrap", "no_wrap"};
-    s += std::string(" overflow<") + n[ov.getInt() & 3] + ">";
-  }
+  if (ov && ov.getInt() != tile::kNoOverflowFlag)
+    s += std::string(" overflow<") + tile::spelling<tile::Overflow>(ov.getInt()) + ">";
   Attribute sg = op.attr("signedness");
   if (sg)
-    s += sg.getInt() ? " signed" : " unsigned";
+    s += std::string(" ") + tile::spelling<tile::Signedness>(sg.getInt());
   Attribute rd = op.attr("rounding");
   if (rd && rd.getInt() != defaultRounding)
-    s += std::string(" rounding<") + tile::roundingName(static_cast<int>(rd.getInt())) + ">";
+    s += std::string(" rounding<") + tile::spelling<tile::Rounding>(static_cast<int>(rd.getInt())) +
+         ">";
   if (op.hasAttr("flush_to_zero"))
     s += " flush_to_zero";
   if (op.hasAttr("propagate_nan"))
@@ -186,10 +175,11 @@ Verify segmentsMatch(size_t groups) {
 }
 
 std::string memoryPrefix(const Operation &op) {
-  std::string s = std::string(" ") +
-                  tile::orderingName(static_cast<int>(op.intAttr("memory_ordering_semantics")));
+  std::string s = std::string(" ") + tile::spelling<tile::Ordering>(
+                                         static_cast<int>(op.intAttr("memory_ordering_semantics")));
   if (op.hasAttr("memory_scope"))
-    s += std::string(" ") + tile::scopeName(static_cast<int>(op.intAttr("memory_scope")));
+    s += std::string(" ") +
+         tile::spelling<tile::Scope>(static_cast<int>(op.intAttr("memory_scope")));
   return s;
 }
 
@@ -218,13 +208,16 @@ void registerArithmetic() {
                                : tile::kNearestEven));
   reg("fma", kPure, base(3, 3, 1, sameTypes(3)), elementwisePrinter());
   reg("cmpi", kPure, base(2, 2, 1, sameTypes(2)), [](const Operation &op, Printer &p) {
-    p << "cmpi " << tile::predicateName(static_cast<int>(op.intAttr("comparison_predicate"))) << " "
-      << p.operandList(op.operands) << ", " << (op.intAttr("signedness") ? "signed" : "unsigned")
-      << " : " << typeStr(op.operand(0)->type) << " -> " << typeStr(op.result(0)->type);
+    p << "cmpi "
+      << tile::spelling<tile::Predicate>(static_cast<int>(op.intAttr("comparison_predicate")))
+      << " " << p.operandList(op.operands) << ", "
+      << tile::spelling<tile::Signedness>(op.intAttr("signedness")) << " : "
+      << typeStr(op.operand(0)->type) << " -> " << typeStr(op.result(0)->type);
   });
   reg("cmpf", kPure, base(2, 2, 1, sameTypes(2)), [](const Operation &op, Printer &p) {
-    p << "cmpf " << tile::predicateName(static_cast<int>(op.intAttr("comparison_predicate"))) << " "
-      << (op.intAttr("comparison_ordering") ? "ordered " : "unordered ")
+    p << "cmpf "
+      << tile::spelling<tile::Predicate>(static_cast<int>(op.intAttr("comparison_predicate")))
+      << " " << tile::spelling<tile::ComparisonOrdering>(op.intAttr("comparison_ordering")) << " "
       << p.operandList(op.operands) << " : " << typeStr(op.operand(0)->type) << " -> "
       << typeStr(op.result(0)->type);
   });
@@ -288,9 +281,10 @@ void registerArithmetic() {
     p << "mmaf " << p.operandList(op.operands) << " : " << typesOf(op.operands);
   });
   reg("mmai", kPure, base(3, 3, 1), [](const Operation &op, Printer &p) {
-    p << "mmai " << p.operandList(op.operands)
-      << (op.intAttr("signedness_lhs") ? " signed" : " unsigned")
-      << (op.intAttr("signedness_rhs") ? " signed" : " unsigned") << " : " << typesOf(op.operands);
+    p << "mmai " << p.operandList(op.operands) << " "
+      << tile::spelling<tile::Signedness>(op.intAttr("signedness_lhs")) << " "
+      << tile::spelling<tile::Signedness>(op.intAttr("signedness_rhs")) << " : "
+      << typesOf(op.operands);
   });
   reg("assume", kPure, base(1, 1, 1), [](const Operation &op, Printer &p) {
     p << "assume ";
@@ -448,7 +442,8 @@ void registerMemory() {
   reg("atomic_rmw_tko", 0, base(2, 4, 2, segmentsMatch(4)), [](const Operation &op, Printer &p) {
     auto g = segmented(op);
     p << "atomic_rmw_tko" << memoryPrefix(op) << " " << p.name(g[0][0]) << ", "
-      << tile::rmwModeName(static_cast<int>(op.intAttr("mode"))) << ", " << p.name(g[1][0]);
+      << tile::spelling<tile::RmwMode>(static_cast<int>(op.intAttr("mode"))) << ", "
+      << p.name(g[1][0]);
     std::vector<Value *> main = {g[0][0], g[1][0]};
     if (!g[2].empty()) {
       p << ", " << p.name(g[2][0]);

@@ -18,6 +18,8 @@
 #include <vector>
 
 using namespace tt::bytecode;
+using tt::Padding;
+namespace tile = tt::tile;
 
 namespace {
 
@@ -154,14 +156,14 @@ void testGoldenNegi() {
   const uint32_t t2 = m2.tileType({2}, m2.i32());
   FunctionWriter &f2 = m2.addEntry("basic", m2.funcType({}, {}));
   const ValueId c2 = f2.constant(t2, m2.constant(raw));
-  f2.negi(t2, c2, Overflow::NSW);
+  f2.negi(t2, c2, tile::kNoSignedWrap);
   f2.ret();
   CHECK(contains(readModule(m2.finish()).dump(), "negi {overflow=1} %0"));
   ModuleWriter m3(kV13_1);
   const uint32_t t3 = m3.tileType({2}, m3.i32());
   FunctionWriter &f3 = m3.addEntry("basic", m3.funcType({}, {}));
   const ValueId c3 = f3.constant(t3, m3.constant(raw));
-  CHECK(throws([&] { f3.negi(t3, c3, Overflow::NSW); }));
+  CHECK(throws([&] { f3.negi(t3, c3, tile::kNoSignedWrap); }));
 }
 
 // §4.3: {sm_90: {occupancy: 2}} with strings sm_90 = 5, occupancy = 6 and i32 = type 1.
@@ -440,7 +442,7 @@ std::vector<uint8_t> zooControl(Version v) {
   const ValueId running = fn.endRegionOp()[0];
 
   // if (n > 0) { store total to out } (no else block)
-  const ValueId pos = fn.cmpi(m.tileType({}, m.i1()), CmpPred::GT, Signedness::Signed, n, c0);
+  const ValueId pos = fn.cmpi(m.tileType({}, m.i1()), tile::kGt, tile::kSigned, n, c0);
   fn.beginRegionOp(*findOpSpec(Op::If), {{}, {}, {{pos}}});
   fn.beginRegion(1);
   fn.beginBlock({});
@@ -453,7 +455,7 @@ std::vector<uint8_t> zooControl(Version v) {
   fn.endRegionOp();
 
   // picked = if (n > 1) { yield running } else { yield acc }; store to out2 view.
-  const ValueId big = fn.cmpi(i1, CmpPred::GT, Signedness::Signed, n, c1);
+  const ValueId big = fn.cmpi(i1, tile::kGt, tile::kSigned, n, c1);
   fn.beginRegionOp(*findOpSpec(Op::If), {{vec}, {}, {{big}}});
   for (ValueId y : {running, acc}) {
     fn.beginRegion(1);
@@ -504,18 +506,17 @@ std::vector<uint8_t> zooMisc(Version v) {
   const ValueId back = fn.emit(Op::FToF, {{mat}, {AttrArg::of(0)}, {{h}}})[0];
   const ValueId asint = fn.emit(Op::FToI, {{mati},
                                            {AttrArg::flag(false), AttrArg::of(1),
-                                            AttrArg::of(uint64_t(Rounding::NearestIntToZero))},
+                                            AttrArg::of(uint64_t(tile::kNearestIntToZero))},
                                            {{back}}})[0];
   const ValueId asflt = fn.emit(Op::IToF, {{mat}, {AttrArg::of(1), AttrArg::of(0)}, {{asint}}})[0];
   fn.emit(Op::ExtI, {{i64}, {AttrArg::of(1)}, {{row}}});
   // Math and select.
-  const ValueId e =
-      fn.emit(Op::Exp, {{mat}, {AttrArg::of(uint64_t(Rounding::Full))}, {{asflt}}})[0];
+  const ValueId e = fn.emit(Op::Exp, {{mat}, {AttrArg::of(uint64_t(tile::kFull))}, {{asflt}}})[0];
   const ValueId neg = fn.unary(Op::NegF, mat, e);
-  const ValueId cmp = fn.emit(
-      Op::CmpF, {{mat1},
-                 {AttrArg::of(uint64_t(CmpPred::LT)), AttrArg::of(uint64_t(CmpOrdering::Ordered))},
-                 {{neg}, {e}}})[0];
+  const ValueId cmp =
+      fn.emit(Op::CmpF, {{mat1},
+                         {AttrArg::of(uint64_t(tile::kLt)), AttrArg::of(uint64_t(tile::kOrdered))},
+                         {{neg}, {e}}})[0];
   const ValueId sel = fn.emit(Op::Select, {{mat}, {}, {{cmp}, {neg}, {e}}})[0];
   const ValueId fm = fn.emit(
       Op::Fma, {{mat}, {AttrArg::of(0), AttrArg::flag(false)}, {{sel}, {sel}, {ld.first}}})[0];
@@ -526,7 +527,7 @@ std::vector<uint8_t> zooMisc(Version v) {
   fn.beginRegion(1);
   const ValueId k = fn.beginBlock({i32})[0];
   const ValueId three = fn.constant(i32, m.constant(scalarBytes(3, 4)));
-  const ValueId done = fn.cmpi(m.tileType({}, m.i1()), CmpPred::GE, Signedness::Signed, k, three);
+  const ValueId done = fn.cmpi(m.tileType({}, m.i1()), tile::kGe, tile::kSigned, k, three);
   fn.beginRegionOp(*findOpSpec(Op::If), {{}, {}, {{done}}});
   fn.beginRegion(1);
   fn.beginBlock({});

@@ -28,7 +28,7 @@ inline std::vector<uint8_t> buildVaddView(Version v = kDefaultVersion, int64_t t
   const uint32_t i32 = m.tileType({}, m.i32());
   const uint32_t sig = m.funcType({ptr_f32, ptr_f32, ptr_f32, i32}, {});
   const uint32_t tv = m.tensorViewType(f32, {kDynamic}, {1});
-  const uint32_t pv = m.partitionViewType({int32_t(tile)}, tv, {0}, Padding::Zero);
+  const uint32_t pv = m.partitionViewType({int32_t(tile)}, tv, {0}, tt::Padding::Zero);
   const uint32_t tile_f32 = m.tileType({tile}, f32);
   const uint32_t token = m.tokenType();
 
@@ -83,7 +83,7 @@ inline std::vector<uint8_t> buildVaddPtr(Version v = kDefaultVersion, int64_t ti
   };
   const ValueId offs = fn.addi(vec_i32, fn.iota(vec_i32), splat(start, one_i32, vec_i32));
   const ValueId mask =
-      fn.cmpi(vec_i1, CmpPred::LT, Signedness::Signed, offs, splat(n, one_i32, vec_i32));
+      fn.cmpi(vec_i1, tt::tile::kLt, tt::tile::kSigned, offs, splat(n, one_i32, vec_i32));
   auto ptrs = [&](ValueId base) {
     return fn.binary(Op::Offset, vec_ptr, splat(base, one_ptr, vec_ptr), offs);
   };

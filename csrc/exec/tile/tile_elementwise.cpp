@@ -63,7 +63,7 @@ void checkRounding(Compiler &c, const Operation &op, const std::string &n) {
              (n == "ftoi" && r == tile::kNearestIntToZero) || (n == "ftof" && r == tile::kZero)) {
     return;
   }
-  c.fail(op, std::string("rounding mode ") + tile::roundingName(static_cast<int>(r)) +
+  c.fail(op, std::string("rounding mode ") + tile::spelling<tile::Rounding>(r) +
                  " is not supported by the CPU executor");
 }
 
