@@ -406,6 +406,68 @@ def test_ptx_fast_launch_translates_constexprs_only(monkeypatch, gpu_machine):
     assert opt_kw == {"num_warps": 2}
 
 
+class FakeStockKernel:
+    """Stock Triton's CompiledKernel as its launch reads it: `run` (the launcher), `function`,
+    `packed_metadata`."""
+
+    def __init__(self, name):
+        self.function, self.packed_metadata, self.calls = f"{name}-fn", f"{name}-meta", []
+
+    def run(self, *args):
+        self.calls.append(args)
+
+
+def test_ptx_path_calls_the_launcher_of_the_stock_kernel_that_ran(monkeypatch, gpu_machine):
+    """Where stock Triton's launch call is known, a PTX kernel's first launch goes through
+    stock's run (which compiles) and later ones straight to that stock kernel's launcher, with
+    the arguments stock's run would pass; another specialization of ours is another stock
+    kernel, and a stale twin or a launch hook goes back to stock's run."""
+    import sys
+    import types
+
+    from triton_tile.runtime import specialize as sp
+
+    monkeypatch.setenv("ENABLE_TILE", "0")
+    monkeypatch.setattr(sp, "_TORCH_CUDA_TYPES", {FakeTorchCuda})
+    monkeypatch.setattr(ptx_gpu, "direct_launch_known", lambda: True)
+    hooks = {"on": False}
+    monkeypatch.setattr(ptx_gpu, "_hooks_off", lambda: not hooks["on"])
+    torch = types.SimpleNamespace(
+        cuda=types.SimpleNamespace(is_initialized=lambda: False),
+        _C=types.SimpleNamespace(_cuda_getCurrentRawStream=lambda device: 70 + device))
+    monkeypatch.setitem(sys.modules, "torch", torch)
+    stock_kernels, through_run = {}, []
+
+    def launch_twin(twin, grid, args, opt_kw):
+        through_run.append((grid, args[3]))
+        return stock_kernels.setdefault(args[3] % 16 == 0, FakeStockKernel(str(args[3])))
+
+    monkeypatch.setattr(ptx_gpu, "launch_twin", launch_twin)
+    monkeypatch.setattr(ptx_gpu, "twin_of", lambda fn: ptx_gpu.current_twin(fn))
+    fake_twin(monkeypatch, add_kernel)
+    x, y, out = (FakeTorchCuda((i + 1) << 20) for i in range(3))
+    add_kernel.cache.clear()
+
+    k1 = add_kernel[(4,)](x, y, out, 1000, BLOCK=256)  # compiles: through stock's run
+    first = stock_kernels[False]
+    assert len(through_run) == 1 and first.calls == [] and k1.stock_kernel is first
+    k2 = add_kernel[lambda meta: (meta["n"] // 256 + 1,)](x, y, out, 1000, BLOCK=256)
+    assert k2 is k1 and len(through_run) == 1
+    assert first.calls == [(4, 1, 1, 70, "1000-fn", "1000-meta", None, None, None,
+                            x, y, out, 1000, 256)]
+    k3 = add_kernel[(4,)](x, y, out, 1024, BLOCK=256)  # another specialization of ours
+    assert k3 is not k1 and len(through_run) == 2 and stock_kernels[True].calls == []
+    hooks["on"] = True  # a profiler's hook: stock's run calls it
+    add_kernel[(4,)](x, y, out, 1000, BLOCK=256)
+    assert len(through_run) == 3 and len(first.calls) == 1
+    hooks["on"] = False
+    fake_twin(monkeypatch, add_kernel)  # a new twin (the old one went stale)
+    add_kernel[(4,)](x, y, out, 1000, BLOCK=256)
+    assert len(through_run) == 4 and len(first.calls) == 1
+    add_kernel[(4,)](x, y, out, 1000, BLOCK=256)  # the new twin's kernel, directly
+    assert len(through_run) == 4 and len(first.calls) == 2
+
+
 _SCALE = _SCALE_BEFORE = tl.constexpr(2)
 
 

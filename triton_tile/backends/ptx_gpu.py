@@ -210,7 +210,7 @@ def on_device(index: int):
     context, on its current stream, with stock's per-device kernel. A no-op (no torch call)
     when it is current already or torch's CUDA is not initialized (no CUDA tensor exists)."""
     torch = sys.modules.get("torch")
-    if torch is None or not torch.cuda.is_initialized() or torch.cuda.current_device() == index:
+    if torch is None or not torch.cuda.is_initialized() or torch._C._cuda_getDevice() == index:
         return _HERE
     return torch.cuda.device(index)
 
@@ -219,6 +219,25 @@ def launch_stock(jit_fn, grid, bound, opt_kw):
     """Launches stock Triton's twin of `jit_fn` on our bound arguments; its CompiledKernel."""
     twin = twin_of(jit_fn)  # first: without stock Triton, the error says how to get it
     return launch_twin(twin, grid, [arg_to_stock(a) for a in bound], opt_kw)
+
+
+# Stock Triton versions whose launch call (CompiledKernel.run's arguments, as its
+# JITFunction.run passes them) was read and run here: a kernel of theirs that has run once is
+# launched again directly (PTXGPUKernel.launch_device). Other versions launch through stock's
+# JITFunction.run every time.
+DIRECT_VERSIONS = ("3.6.",)
+
+
+def direct_launch_known() -> bool:
+    """Whether stock Triton's version is one whose launcher is called directly."""
+    triton = sys.modules.get("triton")
+    return triton is not None and getattr(triton, "__version__", "").startswith(DIRECT_VERSIONS)
+
+
+def _hooks_off() -> bool:
+    """No launch hook (a profiler's) is set: stock's run would pass metadata to it."""
+    rt = sys.modules["triton"].knobs.runtime
+    return rt.launch_enter_hook is None and rt.launch_exit_hook is None
 
 
 def launch_twin(twin, grid, args, opt_kw):
@@ -290,6 +309,7 @@ class PTXGPUKernel(cc.CompiledKernel):
                                                               options)
         md.update(path="ptx", target=arch)
         self._stock = None  # stock Triton's CompiledKernel of the last launch
+        self._direct = {}  # device -> (twin, launcher, function, packed metadata)
         super().__init__(jit_fn.__name__, dict(asm or {}), md, None, spec.param_types)
         self._jit_fn = jit_fn
 
@@ -300,8 +320,33 @@ class PTXGPUKernel(cc.CompiledKernel):
         self._stock = stock
 
     def launch_device(self, grid, runtime, buf, bound, opt_kw) -> None:
+        """Launches stock Triton's kernel. The first launch on a device goes through stock's
+        JITFunction.run (which compiles); later ones call the launcher of the stock kernel
+        that ran, as stock's run would, skipping stock's second specialization: this kernel
+        stands for one specialization of ours, which decides stock's (the same rules:
+        dtypes, 16-byte alignment, divisibility by 16, ints equal to 1). Only while the twin
+        is current, the arguments are torch CUDA tensors and scalars on this device, and no
+        launch hook is set; otherwise stock's run."""
+        jit_fn = self._jit_fn
+        direct = self._direct.get(buf.device)
+        if (direct is not None and direct[0] is current_twin(jit_fn) and _hooks_off()
+                and jit_fn._cuda_device(bound) == buf.device):
+            _, launcher, function, packed = direct
+            args = jit_fn._stock_args(bound)
+            torch = sys.modules["torch"]
+            with on_device(buf.device):
+                launcher(grid[0], grid[1], grid[2],
+                         torch._C._cuda_getCurrentRawStream(buf.device), function, packed, None,
+                         None, None, *args)
+            return
         with on_device(buf.device):
-            self._stock = launch_stock(self._jit_fn, grid, bound, opt_kw)
+            self._stock = stock = launch_stock(jit_fn, grid, bound, opt_kw)
+        if direct_launch_known() and jit_fn._cuda_device(bound) == buf.device:
+            try:
+                self._direct[buf.device] = (current_twin(jit_fn), stock.run, stock.function,
+                                            stock.packed_metadata)
+            except AttributeError:  # not a CompiledKernel we know: stock's run every time
+                pass
 
     def warmup_device(self, grid, buf, bound, opt_kw) -> None:
         """`kernel.warmup(...)` on CUDA arrays: stock Triton compiles (ttgir, llir, ptx,
@@ -357,6 +402,7 @@ class GPUPTX(driver.Backend):
 
 BACKENDS = {"gpu-ptx": GPUPTX()}
 
-__all__ = ["PTXGPUKernel", "on_device", "launch_stock", "launch_twin", "warmup_twin",
+__all__ = ["PTXGPUKernel", "on_device", "direct_launch_known", "launch_stock", "launch_twin",
+           "warmup_twin",
            "current_twin",
            "arg_to_stock", "twin_of", "to_stock", "stock_triton", "INSTALL_HINT"]

@@ -411,7 +411,10 @@ class JITFunction(KernelInterface):
         options = self._options(opt_kw, env)
         stock = None
         ptx_gpu = _PTX_GPU[0] if _PTX_GPU else _import_ptx_gpu()
-        twin = None if warmup or options.enable_tile else ptx_gpu.current_twin(self)
+        # (Where stock's launcher is called directly, our own path is the faster one:
+        # PTXGPUKernel.launch_device.)
+        twin = None if warmup or options.enable_tile or ptx_gpu.direct_launch_known() else \
+            ptx_gpu.current_twin(self)
         on = None if twin is None else self._cuda_device(bound)
         if on is not None:
             # The GPU's PTX path hands the launch to stock Triton, which specializes and
