@@ -408,7 +408,7 @@ def test_ptx_fast_launch_translates_constexprs_only(monkeypatch, gpu_machine):
 
 class FakeStockKernel:
     """Stock Triton's CompiledKernel as its launch reads it: `run` (the launcher), `function`,
-    `packed_metadata`."""
+    `packed_metadata`, `launch_metadata`."""
 
     def __init__(self, name):
         self.function, self.packed_metadata, self.calls = f"{name}-fn", f"{name}-meta", []
@@ -416,12 +416,15 @@ class FakeStockKernel:
     def run(self, *args):
         self.calls.append(args)
 
+    def launch_metadata(self, grid, stream, *args):
+        return ("md", grid, stream)
+
 
 def test_ptx_path_calls_the_launcher_of_the_stock_kernel_that_ran(monkeypatch, gpu_machine):
     """Where stock Triton's launch call is known, a PTX kernel's first launch goes through
     stock's run (which compiles) and later ones straight to that stock kernel's launcher, with
-    the arguments stock's run would pass; another specialization of ours is another stock
-    kernel, and a stale twin or a launch hook goes back to stock's run."""
+    the arguments, launch metadata and hooks stock's run would pass; another specialization of
+    ours is another stock kernel, and a stale twin goes back to stock's run."""
     import sys
     import types
 
@@ -430,12 +433,12 @@ def test_ptx_path_calls_the_launcher_of_the_stock_kernel_that_ran(monkeypatch, g
     monkeypatch.setenv("ENABLE_TILE", "0")
     monkeypatch.setattr(sp, "_TORCH_CUDA_TYPES", {FakeTorchCuda})
     monkeypatch.setattr(ptx_gpu, "direct_launch_known", lambda: True)
-    hooks = {"on": False}
-    monkeypatch.setattr(ptx_gpu, "_hooks_off", lambda: not hooks["on"])
-    torch = types.SimpleNamespace(
+    runtime = types.SimpleNamespace(launch_enter_hook="enter", launch_exit_hook="exit")
+    monkeypatch.setitem(sys.modules, "triton", types.SimpleNamespace(
+        knobs=types.SimpleNamespace(runtime=runtime)))
+    monkeypatch.setitem(sys.modules, "torch", types.SimpleNamespace(
         cuda=types.SimpleNamespace(is_initialized=lambda: False),
-        _C=types.SimpleNamespace(_cuda_getCurrentRawStream=lambda device: 70 + device))
-    monkeypatch.setitem(sys.modules, "torch", torch)
+        _C=types.SimpleNamespace(_cuda_getCurrentRawStream=lambda device: 70 + device)))
     stock_kernels, through_run = {}, []
 
     def launch_twin(twin, grid, args, opt_kw):
@@ -453,19 +456,15 @@ def test_ptx_path_calls_the_launcher_of_the_stock_kernel_that_ran(monkeypatch, g
     assert len(through_run) == 1 and first.calls == [] and k1.stock_kernel is first
     k2 = add_kernel[lambda meta: (meta["n"] // 256 + 1,)](x, y, out, 1000, BLOCK=256)
     assert k2 is k1 and len(through_run) == 1
-    assert first.calls == [(4, 1, 1, 70, "1000-fn", "1000-meta", None, None, None,
-                            x, y, out, 1000, 256)]
+    assert first.calls == [(4, 1, 1, 70, "1000-fn", "1000-meta", ("md", (4, 1, 1), 70),
+                            "enter", "exit", x, y, out, 1000, 256)]
     k3 = add_kernel[(4,)](x, y, out, 1024, BLOCK=256)  # another specialization of ours
     assert k3 is not k1 and len(through_run) == 2 and stock_kernels[True].calls == []
-    hooks["on"] = True  # a profiler's hook: stock's run calls it
-    add_kernel[(4,)](x, y, out, 1000, BLOCK=256)
-    assert len(through_run) == 3 and len(first.calls) == 1
-    hooks["on"] = False
     fake_twin(monkeypatch, add_kernel)  # a new twin (the old one went stale)
     add_kernel[(4,)](x, y, out, 1000, BLOCK=256)
-    assert len(through_run) == 4 and len(first.calls) == 1
+    assert len(through_run) == 3 and len(first.calls) == 1
     add_kernel[(4,)](x, y, out, 1000, BLOCK=256)  # the new twin's kernel, directly
-    assert len(through_run) == 4 and len(first.calls) == 2
+    assert len(through_run) == 3 and len(first.calls) == 2
 
 
 _SCALE = _SCALE_BEFORE = tl.constexpr(2)

@@ -234,12 +234,6 @@ def direct_launch_known() -> bool:
     return triton is not None and getattr(triton, "__version__", "").startswith(DIRECT_VERSIONS)
 
 
-def _hooks_off() -> bool:
-    """No launch hook (a profiler's) is set: stock's run would pass metadata to it."""
-    rt = sys.modules["triton"].knobs.runtime
-    return rt.launch_enter_hook is None and rt.launch_exit_hook is None
-
-
 def launch_twin(twin, grid, args, opt_kw):
     """Launches a stock twin on arguments already in stock terms; its CompiledKernel."""
     try:
@@ -309,7 +303,7 @@ class PTXGPUKernel(cc.CompiledKernel):
                                                               options)
         md.update(path="ptx", target=arch)
         self._stock = None  # stock Triton's CompiledKernel of the last launch
-        self._direct = {}  # device -> (twin, launcher, function, packed metadata)
+        self._direct = {}  # device -> (twin, stock kernel, launcher, function, packed metadata)
         super().__init__(jit_fn.__name__, dict(asm or {}), md, None, spec.param_types)
         self._jit_fn = jit_fn
 
@@ -324,27 +318,29 @@ class PTXGPUKernel(cc.CompiledKernel):
         JITFunction.run (which compiles); later ones call the launcher of the stock kernel
         that ran, as stock's run would, skipping stock's second specialization: this kernel
         stands for one specialization of ours, which decides stock's (the same rules:
-        dtypes, 16-byte alignment, divisibility by 16, ints equal to 1). Only while the twin
-        is current, the arguments are torch CUDA tensors and scalars on this device, and no
-        launch hook is set; otherwise stock's run."""
+        dtypes, 16-byte alignment, divisibility by 16, ints equal to 1). The launch hooks and
+        their metadata are passed as stock's run passes them. Only while the twin is current
+        and the arguments are torch CUDA tensors and scalars on this device; otherwise stock's
+        run."""
         jit_fn = self._jit_fn
         direct = self._direct.get(buf.device)
-        if (direct is not None and direct[0] is current_twin(jit_fn) and _hooks_off()
+        if (direct is not None and direct[0] is current_twin(jit_fn)
                 and jit_fn._cuda_device(bound) == buf.device):
-            _, launcher, function, packed = direct
+            _, stock, launcher, function, packed = direct
             args = jit_fn._stock_args(bound)
-            torch = sys.modules["torch"]
+            hooks = sys.modules["triton"].knobs.runtime
             with on_device(buf.device):
-                launcher(grid[0], grid[1], grid[2],
-                         torch._C._cuda_getCurrentRawStream(buf.device), function, packed, None,
-                         None, None, *args)
+                stream = sys.modules["torch"]._C._cuda_getCurrentRawStream(buf.device)
+                launcher(grid[0], grid[1], grid[2], stream, function, packed,
+                         stock.launch_metadata(grid, stream, *args), hooks.launch_enter_hook,
+                         hooks.launch_exit_hook, *args)
             return
         with on_device(buf.device):
             self._stock = stock = launch_stock(jit_fn, grid, bound, opt_kw)
         if direct_launch_known() and jit_fn._cuda_device(bound) == buf.device:
             try:
-                self._direct[buf.device] = (current_twin(jit_fn), stock.run, stock.function,
-                                            stock.packed_metadata)
+                self._direct[buf.device] = (current_twin(jit_fn), stock, stock.run,
+                                            stock.function, stock.packed_metadata)
             except AttributeError:  # not a CompiledKernel we know: stock's run every time
                 pass
 
