@@ -420,6 +420,25 @@ class FakeStockKernel:
         return ("md", grid, stream)
 
 
+class FakeScratchlessLauncher:
+    """Stock 3.6's CudaLauncher of a kernel without scratch memory: its C `launch` and the
+    flags its Python __call__ adds."""
+
+    global_scratch_size = profile_scratch_size = 0
+    launch_cooperative_grid, launch_pdl = "coop", "pdl"
+
+    def __init__(self):
+        self.calls = []
+
+    def launch(self, *args):
+        self.calls.append(args)
+
+
+class HookChain:
+    def __init__(self, calls):
+        self.calls = calls
+
+
 def test_ptx_path_calls_the_launcher_of_the_stock_kernel_that_ran(monkeypatch, gpu_machine):
     """Where stock Triton's launch call is known, a PTX kernel's first launch goes through
     stock's run (which compiles) and later ones straight to that stock kernel's launcher, with
@@ -465,6 +484,20 @@ def test_ptx_path_calls_the_launcher_of_the_stock_kernel_that_ran(monkeypatch, g
     assert len(through_run) == 3 and len(first.calls) == 1
     add_kernel[(4,)](x, y, out, 1000, BLOCK=256)  # the new twin's kernel, directly
     assert len(through_run) == 3 and len(first.calls) == 2
+    # A launcher with no scratch memory: its C launch, called as its __call__ would; hook
+    # chains with nothing in them pass as None, and then no launch metadata is built.
+    launcher = FakeScratchlessLauncher()
+    stock_kernels[True].run = launcher
+    runtime.launch_enter_hook, runtime.launch_exit_hook = HookChain([]), HookChain([])
+    add_kernel[(4,)](x, y, out, 1024, BLOCK=256)  # the direct launch of a new twin's kernel
+    add_kernel[(4,)](x, y, out, 1024, BLOCK=256)
+    assert len(through_run) == 4 and launcher.calls == [
+        (4, 1, 1, 70, "1024-fn", "coop", "pdl", None, None, "1024-meta", None, None, None,
+         x, y, out, 1024, 256)]
+    runtime.launch_exit_hook = HookChain(["a profiler"])  # not empty: passed, metadata built
+    add_kernel[(4,)](x, y, out, 1024, BLOCK=256)
+    assert launcher.calls[-1][9:13] == ("1024-meta", ("md", (4, 1, 1), 70), None,
+                                        runtime.launch_exit_hook)
 
 
 _SCALE = _SCALE_BEFORE = tl.constexpr(2)

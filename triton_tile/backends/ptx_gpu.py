@@ -84,10 +84,13 @@ def _current(hit, jit_fn, seen=None) -> bool:
         return False
     fn = jit_fn.fn
     g = fn.__globals__
-    if not all(g.get(name, _MISSING) is value for name, value in hit[3]):
-        return False
-    if hit[4] and not all(a is b for a, b in zip(_cell_values(fn), hit[4])):
-        return False
+    for name, value in hit[3]:  # (loops, not all(...): this runs at every PTX launch)
+        if g.get(name, _MISSING) is not value:
+            return False
+    if hit[4]:
+        for a, b in zip(_cell_values(fn), hit[4]):
+            if a is not b:
+                return False
     for callee in hit[5]:
         if seen is None:
             seen = {id(jit_fn)}
@@ -228,10 +231,44 @@ def launch_stock(jit_fn, grid, bound, opt_kw):
 DIRECT_VERSIONS = ("3.6.",)
 
 
+_DIRECT_KNOWN: list = []  # the answer, once stock Triton is imported
+
+
 def direct_launch_known() -> bool:
     """Whether stock Triton's version is one whose launcher is called directly."""
+    if _DIRECT_KNOWN:
+        return _DIRECT_KNOWN[0]
     triton = sys.modules.get("triton")
-    return triton is not None and getattr(triton, "__version__", "").startswith(DIRECT_VERSIONS)
+    if triton is None:
+        return False
+    _DIRECT_KNOWN.append(getattr(triton, "__version__", "").startswith(DIRECT_VERSIONS))
+    return _DIRECT_KNOWN[0]
+
+
+def _hook(chain):
+    """A launch hook as the launcher takes it: None for a hook chain with nothing in it (the
+    launcher would call it for nothing, and stock's launch_metadata builds its argument)."""
+    return None if chain is None or getattr(chain, "calls", None) == [] else chain
+
+
+def _direct_entry(twin, stock) -> tuple:
+    """What a direct launch of `stock` needs: (twin, stock kernel, launch, scratchless). With
+    no scratch memory to allocate (its sizes 0), stock 3.6's launcher's Python __call__ only
+    adds its cooperative-grid and PDL flags and two None scratch pointers before calling its C
+    `launch`: that call is made here directly."""
+    launcher = stock.run
+    scratchless = (getattr(launcher, "global_scratch_size", 1) == 0
+                   and getattr(launcher, "profile_scratch_size", 1) == 0
+                   and hasattr(launcher, "launch"))
+    if scratchless:
+        c_launch, coop, pdl = (launcher.launch, launcher.launch_cooperative_grid,
+                               launcher.launch_pdl)
+
+        def launch(gx, gy, gz, stream, function, *args):
+            c_launch(gx, gy, gz, stream, function, coop, pdl, None, None, *args)
+    else:
+        launch = launcher
+    return twin, stock, launch, stock.function, stock.packed_metadata
 
 
 def launch_twin(twin, grid, args, opt_kw):
@@ -303,7 +340,7 @@ class PTXGPUKernel(cc.CompiledKernel):
                                                               options)
         md.update(path="ptx", target=arch)
         self._stock = None  # stock Triton's CompiledKernel of the last launch
-        self._direct = {}  # device -> (twin, stock kernel, launcher, function, packed metadata)
+        self._direct = {}  # device -> _direct_entry(...)
         super().__init__(jit_fn.__name__, dict(asm or {}), md, None, spec.param_types)
         self._jit_fn = jit_fn
 
@@ -326,21 +363,21 @@ class PTXGPUKernel(cc.CompiledKernel):
         direct = self._direct.get(buf.device)
         if (direct is not None and direct[0] is current_twin(jit_fn)
                 and jit_fn._cuda_device(bound) == buf.device):
-            _, stock, launcher, function, packed = direct
+            _, stock, launch, function, packed = direct
             args = jit_fn._stock_args(bound)
             hooks = sys.modules["triton"].knobs.runtime
+            enter, leave = _hook(hooks.launch_enter_hook), _hook(hooks.launch_exit_hook)
             with on_device(buf.device):
                 stream = sys.modules["torch"]._C._cuda_getCurrentRawStream(buf.device)
-                launcher(grid[0], grid[1], grid[2], stream, function, packed,
-                         stock.launch_metadata(grid, stream, *args), hooks.launch_enter_hook,
-                         hooks.launch_exit_hook, *args)
+                launch(grid[0], grid[1], grid[2], stream, function, packed,
+                       None if enter is None and leave is None else
+                       stock.launch_metadata(grid, stream, *args), enter, leave, *args)
             return
         with on_device(buf.device):
             self._stock = stock = launch_stock(jit_fn, grid, bound, opt_kw)
         if direct_launch_known() and jit_fn._cuda_device(bound) == buf.device:
             try:
-                self._direct[buf.device] = (current_twin(jit_fn), stock, stock.run,
-                                            stock.function, stock.packed_metadata)
+                self._direct[buf.device] = _direct_entry(current_twin(jit_fn), stock)
             except AttributeError:  # not a CompiledKernel we know: stock's run every time
                 pass
 
