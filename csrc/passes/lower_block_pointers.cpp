@@ -4,7 +4,8 @@
 //
 // Rules (after expand-block-pointer-loops, every access sees its tt.make_tensor_ptr or
 // tt.make_tensor_descriptor):
-//   - lane (i_0..i_{r-1}) addresses base + sum_d (offset_d + i_d) * stride_d, in i64;
+//   - lane (i_0..i_{r-1}) addresses base + sum_d (offset_d + i_d) * stride_d, in i64, added one
+//     dimension at a time in its thin shape (lower() says why);
 //   - a block-pointer access checks the dimensions in `boundaryCheck`, a descriptor access
 //     every dimension: 0 <= offset_d + i_d < shape_d; lanes outside read the padding (zero, or
 //     NaN for padding = 2) and are not written;
@@ -34,7 +35,8 @@ Value *i64(Builder &b, Value *v) {
   return b.create("arith.extsi", {v}, {v->type.withElement(Type::integer(64))})->result(0);
 }
 
-// Index of dimension d for every lane of `shape`, as i64: offset + arange along d.
+// Index of dimension d, as i64 (offset + arange along d), in the thin shape: shape[d] at d,
+// 1 elsewhere.
 Value *laneIndex(Builder &b, Value *offset, const std::vector<int64_t> &shape, size_t d) {
   Type i32 = Type::integer(32), ty64 = Type::integer(64);
   Value *r =
@@ -58,36 +60,49 @@ Value *laneIndex(Builder &b, Value *offset, const std::vector<int64_t> &shape, s
                  {{"axis", Attribute::integer(static_cast<int64_t>(s.size() - 1), i32)}})
             ->result(0);
   }
-  Type full = Type::tensor(shape, ty64);
-  return r->type == full ? r : b.create("tt.broadcast", {r}, {full})->result(0);
+  return r;
 }
 
-// The pointer tile and mask of an access.
+Value *broadcastTo(Builder &b, Value *v, Type t) {
+  return v->type == t ? v : b.create("tt.broadcast", {v}, {t})->result(0);
+}
+
+// The pointer tile and mask of an access. Each dimension's offset and bounds check is computed
+// in its thin shape and broadcast only where it meets the others, as a kernel written with
+// `base + rows[:, None] * stride + cols[None, :]` does: the pointer grows one dimension at a
+// time (splat of the base over dimension 0, then broadcast and addptr per dimension), so the
+// TTIR executor sees one address per row plus a lane offset (compact pointers), and a loop
+// that advances one dimension recomputes only that dimension's thin terms (licm hoists the
+// others).
 std::pair<Value *, Value *> lower(Builder &b, const Access &a) {
   const std::vector<int64_t> &shape = a.block.shape();
   Type ty64 = Type::integer(64), i1 = Type::integer(1);
-  Type full = Type::tensor(shape, ty64);
-  Value *offs = nullptr, *mask = nullptr;
+  Value *ptr = nullptr, *mask = nullptr;
+  std::vector<int64_t> grown(shape.size(), 1); // the pointer's shape so far
   for (size_t d = 0; d < shape.size(); ++d) {
     Value *idx = laneIndex(b, a.offsets[d], shape, d);
-    Value *st = b.create("tt.splat", {i64(b, a.strides[d])}, {full})->result(0);
-    Value *term = b.create("arith.muli", {idx, st}, {full})->result(0);
-    offs = offs ? b.create("arith.addi", {offs, term}, {full})->result(0) : term;
+    Type thin = idx->type;
+    Value *st = b.create("tt.splat", {i64(b, a.strides[d])}, {thin})->result(0);
+    Value *term = b.create("arith.muli", {idx, st}, {thin})->result(0);
+    grown[d] = shape[d];
+    Type ptrs = Type::tensor(grown, a.base->type);
+    ptr = ptr ? broadcastTo(b, ptr, ptrs) : b.create("tt.splat", {a.base}, {ptrs})->result(0);
+    ptr = b.create("tt.addptr", {ptr, broadcastTo(b, term, Type::tensor(grown, ty64))}, {ptrs})
+              ->result(0);
     if (!a.checked[d])
       continue;
-    Value *zero = b.constInt(0, full);
-    Value *sh = b.create("tt.splat", {i64(b, a.shape[d])}, {full})->result(0);
-    Type mt = full.withElement(i1);
+    Value *zero = b.constInt(0, thin);
+    Value *sh = b.create("tt.splat", {i64(b, a.shape[d])}, {thin})->result(0);
+    Type mt = thin.withElement(i1);
     Attribute sge = Attribute::integer(5, ty64), slt = Attribute::integer(2, ty64);
     Value *lo = b.create("arith.cmpi", {idx, zero}, {mt}, {{"predicate", sge}})->result(0);
     Value *hi = b.create("arith.cmpi", {idx, sh}, {mt}, {{"predicate", slt}})->result(0);
     Value *in = b.create("arith.andi", {lo, hi}, {mt})->result(0);
-    mask = mask ? b.create("arith.andi", {mask, in}, {mt})->result(0) : in;
+    Type fullMask = Type::tensor(shape, i1);
+    in = broadcastTo(b, in, fullMask);
+    mask = mask ? b.create("arith.andi", {mask, in}, {fullMask})->result(0) : in;
   }
-  Type ptrs = Type::tensor(shape, a.base->type);
-  Value *p = b.create("tt.splat", {a.base}, {ptrs})->result(0);
-  p = b.create("tt.addptr", {p, offs}, {ptrs})->result(0);
-  return {p, mask};
+  return {ptr, mask};
 }
 
 Value *paddingValue(Builder &b, Type t, int64_t padding) {

@@ -6,6 +6,7 @@ list(APPEND TT_CORE_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/fuse_fma.cpp
   ${CMAKE_CURRENT_LIST_DIR}/inline.cpp
   ${CMAKE_CURRENT_LIST_DIR}/insert_memory_tokens.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/licm.cpp
   ${CMAKE_CURRENT_LIST_DIR}/loop_pointers.cpp
   ${CMAKE_CURRENT_LIST_DIR}/lower_block_pointers.cpp
   ${CMAKE_CURRENT_LIST_DIR}/pipeline.cpp)

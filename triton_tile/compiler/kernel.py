@@ -19,7 +19,11 @@ from ..runtime import specialize as sp
 TTIR_PASSES = ["inline", "canonicalize", "cse", "dce"]
 # The PTX-style path runs pointer tiles only: block pointers and descriptors become masked
 # pointer tiles (the Tile path turns the same accesses into views instead: tile_stage.py).
-PTX_PASSES = ["expand-block-pointer-loops", "lower-block-pointers", "canonicalize", "cse", "dce"]
+# licm hoists the invariant parts of the pointer and mask tiles a loop recomputes (each op is a
+# pass over a tile there); the Tile path's view analysis reads the loop as written, so its
+# pipeline leaves the loop alone.
+PTX_PASSES = ["expand-block-pointer-loops", "lower-block-pointers", "canonicalize", "cse", "licm",
+              "cse", "dce"]
 
 
 class Specialization(NamedTuple):

@@ -34,7 +34,9 @@ struct CompactAux : Aux {
   bool hasMask = false, hasOther = false, isBool = false;
   bool forward = false; // a forwarded load (Frame::fwdSlot)
   // tt.addptr
-  int baseMode = 0;       // 0 broadcast scalar, 1 compact, 2 full tile
+  // 0 broadcast scalar, 1 compact, 2 full tile, 3 full tile whose rows are one address each
+  // (a broadcast along the last dimension: the lanes need no check)
+  int baseMode = 0;
   int64_t baseStride = 0; // bytes, compact or full base
   bool offBcast = false;
   bool verifyOffsets = false; // the offset stride was assumed: check every lane
@@ -42,6 +44,17 @@ struct CompactAux : Aux {
   int offBits = 32;
   int shift = 2; // log2(sizeof(pointee))
 };
+
+// Whether every row of the pointer tile `v` is one address repeated: a broadcast (TTIR's, or
+// Tile IR's) of a tile whose last dimension is 1.
+bool rowUniform(const Value *v) {
+  const Operation *d = v->def;
+  if (!d || !(d->is("tt.broadcast") || d->is("cuda_tile.broadcast")) || d->numOperands() != 1)
+    return false;
+  const Type src = d->operand(0)->type;
+  return src.isTensor() && src.rank() == v->type.rank() && src.rank() > 0 &&
+         src.shape().back() == 1;
+}
 
 // The first lane of a row whose narrow offset off0 + so*j leaves the type's range.
 inline int64_t firstWrappedLane(int64_t off0, int64_t so, int bits, int64_t rowLen) {
@@ -87,6 +100,8 @@ template <class Off> void compactAddptrK(const Inst &I, Frame &F) {
     } else if (a.baseMode == 1) {
       b = base[r];
       limB = reinterpret_cast<const int64_t *>(base + R)[r];
+    } else if (a.baseMode == 3) {
+      b = base[r * L];
     } else {
       b = base[r * L];
       for (int64_t j = 1; j < L; ++j) // a full base: affine up to its first odd lane
@@ -111,10 +126,10 @@ template <class Off> void compactAddptrK(const Inst &I, Frame &F) {
     limits[r] = lim;
     // Exception lanes: the exact address of each.
     for (int64_t j = lim; j < L; ++j) {
-      uint64_t bj = a.baseMode == 0   ? b
-                    : a.baseMode == 2 ? base[r * L + j]
-                    : j < limB        ? b + static_cast<uint64_t>(j * a.baseStride)
-                                      : base[2 * R + r * L + j];
+      uint64_t bj = a.baseMode == 0 || a.baseMode == 3 ? b
+                    : a.baseMode == 2                  ? base[r * L + j]
+                    : j < limB                         ? b + static_cast<uint64_t>(j * a.baseStride)
+                                                       : base[2 * R + r * L + j];
       // Verified offsets are read; proven ones follow the stride (a lazy offset register holds
       // lane 0 only).
       int64_t oj = a.offBcast        ? o0
@@ -558,7 +573,7 @@ bool emitCompact(Compiler &c, const Operation &op) {
     a->rowLen = cp->rowLen;
     Ref b = c.ref(base, true);
     const CompactPtr *cb = c.compact(base);
-    a->baseMode = cb ? 1 : ((b.bcast || c.numel(base) == 1) ? 0 : 2);
+    a->baseMode = cb ? 1 : ((b.bcast || c.numel(base) == 1) ? 0 : rowUniform(base) ? 3 : 2);
     a->baseStride = cb ? cb->strideBytes : cp->strideBytes; // full base: same stride as res
     Ref o = c.ref(off, true);
     a->offBcast = o.bcast || (c.numel(off) == 1 && !c.lazyInt(off)); // lazy: lane 0 + stride
@@ -569,6 +584,8 @@ bool emitCompact(Compiler &c, const Operation &op) {
     Type pointee = res->type.element().pointee();
     int pb = pointee.isPtr() ? 8 : dtypeSize(dtypeOf(pointee));
     a->shift = __builtin_ctz(static_cast<unsigned>(pb));
+    if (a->baseMode == 3 && cp->strideBytes != (a->offBcast ? 0 : a->offStride * pb))
+      a->baseMode = 2;    // (cannot happen: the base adds nothing to the stride; checked anyway)
     if (a->baseMode == 2) // a full base: its lanes step by (result stride - offset stride)
       a->baseStride = cp->strideBytes - (a->offBcast ? 0 : a->offStride * pb);
     KernelFn fn = nullptr;
