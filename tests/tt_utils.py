@@ -311,14 +311,21 @@ def welford_combine(mean_a, m2_a, w_a, mean_b, m2_b, w_b):
 
 @triton.jit
 def cas_counter_kernel(Z, ITERS: tl.constexpr, COUNTERS: tl.constexpr):
-    # lock-free increment of counter pid % COUNTERS: retry until our CAS wins
+    # lock-free increment of counter pid % COUNTERS: retry until our CAS wins, each retry with
+    # the value the failed CAS saw. The expected value comes from atomics only: stock Triton
+    # runs a scalar tl.load in every thread, and a volatile load of a word other programs keep
+    # changing can give each warp its own value; the warps then disagree on `done`, some leave
+    # the loop, and the rest wait at the next atomic's barrier forever (seen on an H100 and an
+    # H200: the GPU hung). An atomic's result is one thread's, broadcast to all.
     p = Z + tl.program_id(0) % COUNTERS
     for _ in range(ITERS):
+        zero = (tl.program_id(0) * 0).to(p.dtype.element_ty)
+        cur = tl.atomic_cas(p, zero, zero)  # an atomic read (writes 0 over 0 only)
         done = 0
         while done == 0:
-            cur = tl.load(p, volatile=True)
             prev = tl.atomic_cas(p, cur, cur + 1)
             done = (prev == cur).to(tl.int32)
+            cur = prev
 
 
 class DLPackOnly:
