@@ -43,14 +43,15 @@ def test_golden_files_print_what_parses_back(path):
 def test_compiled_kernels_print_what_parses_back():
     sys.path.insert(0, str(ROOT / "benchmarks"))
     import matmul_forms as mf
+
     from triton_tile.tools.tensor_descriptor import TensorDescriptor
 
     n = 64
     a, b = np.ones((n, n), np.float32), np.ones((n, n), np.float32)
-    for name, kernel, bm, bn, bk, desc in mf.FORMS:
+    for name, kernel, _, _, _, desc in mf.FORMS:
         c = np.empty((n, n), np.float32)
-        ops = (TensorDescriptor.from_tensor(a, [16, 16]), TensorDescriptor.from_tensor(b, [16, 16]),
-               TensorDescriptor.from_tensor(c, [16, 16])) if desc else (a, b, c)
+        ops = tuple(TensorDescriptor.from_tensor(x, [16, 16]) for x in (a, b, c)) if desc \
+            else (a, b, c)
         k = kernel[(n // 16, n // 16)](*ops, n, n, n, BM=16, BN=16, BK=16)
         assert np.allclose(c, a @ b), name
         round_trip(k.asm["ttir"], name)
