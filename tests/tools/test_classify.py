@@ -88,14 +88,26 @@ def _check_configs(source: str):
 
 
 # Occupancies that won on the GPU (benchmarks/RESULTS.md: H100 and H200, tileiras 13.4): the
-# matmuls 2, the TMA matmul 1, layer norm 4, softmax 8 (its default). The configs classify
-# prints for a class must include them (issue 14: the tuner finds the winners).
-MEASURED_WINNERS = {"dot-related": {1, 2}, "norm-like": {4, 8}}
+# matmuls 2, the TMA matmul 1, layer norm 4, softmax 8 (its default) and 16 (tuned against
+# stock Triton's best). The configs classify prints for a class must include them (issue 14:
+# the tuner finds the winners).
+MEASURED_WINNERS = {"dot-related": {1, 2}, "norm-like": {4, 8, 16}}
+# Block shapes (M, N, K) that won the small GEMMs (512^3, 1024^3; H100, 2026-11-25).
+MEASURED_DOT_BLOCKS = {(64, 64, 32), (128, 64, 32)}
 
 
 def test_configs_include_the_occupancies_that_won_on_the_gpu():
     for kind, won in MEASURED_WINNERS.items():
         assert won <= set(classify.STRATEGY[kind][2]), kind
+
+
+def test_dot_configs_include_the_block_shapes_that_won_on_the_gpu(kernels_file, capsys):
+    rc, out = _json(capsys, kernels_file)
+    assert rc == 0
+    k = next(k for k in out["kernels"] if k["kernel"] == "small_matmul")
+    configs = _check_configs(k["autotune_configs"])
+    shapes = {(c.kwargs["BLOCK_M"], c.kwargs["BLOCK_N"], c.kwargs["BLOCK_K"]) for c in configs}
+    assert MEASURED_DOT_BLOCKS <= shapes, shapes
 
 
 def test_one_kernel_per_class(kernels_file, capsys):

@@ -558,12 +558,13 @@ def _merge(evidence: List[Dict[str, str]]) -> List[Dict[str, str]]:
 
 # --- the workflow's advice and configs ------------------------------------------------------
 
-# (strategy, expected speedup, occupancies to tune over). The workflow's, except norm-like's 8:
-# on the H100/H200 (benchmarks/RESULTS.md, tileiras 13.4) softmax won at 8, its default here,
-# and layer norm at 4; the matmuls won at 2 and the TMA matmul at 1.
+# (strategy, expected speedup, occupancies to tune over). The workflow's, except norm-like's 8
+# and 16: on the H100/H200 (benchmarks/RESULTS.md, tileiras 13.4) softmax won at 8 and, tuned
+# against stock Triton's best (2026-11-25, `--versus`), at 16; layer norm at 4; the matmuls won
+# at 2 and the TMA matmul at 1.
 STRATEGY = {
     "dot-related": ("TMA + 2CTA + occupancy + larger blocks", "1.2-2.0x", (1, 2)),
-    "norm-like": ("High occupancy", "2.0-5.0x", (2, 4, 8)),
+    "norm-like": ("High occupancy", "2.0-5.0x", (2, 4, 8, 16)),
     "element-wise": ("Occupancy + num_stages", "1.5-3.0x", (1, 2, 4, 8, 16)),
     "reduction": ("High occupancy + num_warps", "1.8-4.0x", (4, 8, 16)),
 }
@@ -623,9 +624,12 @@ def _block_params(kernel: Kernel) -> List[str]:
 
 
 def _dot_metas(kernel: Kernel, constexprs: Dict[str, Any]) -> List[Dict[str, Any]]:
-    """Larger blocks for a dot kernel: M-like 128/128/256, N-like 64/128/128, K-like 64."""
-    picks = {"M": (128, 128, 256), "N": (64, 128, 128), "K": (64, 64, 64)}
-    larger = [{} for _ in range(3)]
+    """Block shapes for a dot kernel beyond its own configs (M x N x K): the small GEMMs'
+    winners 64x64x32 and 128x64x32 (512^3 and 1024^3 on the H100, 2026-11-25 `--versus`),
+    then larger blocks 128x64x64, 128x128x64, 256x128x64."""
+    picks = {"M": (64, 128, 128, 128, 256), "N": (64, 64, 64, 128, 128),
+             "K": (32, 32, 64, 64, 64)}
+    larger = [{} for _ in range(5)]
     for name in _block_params(kernel):
         last = name.upper().rstrip("_0123456789")[-1:]
         for i, meta in enumerate(larger):
