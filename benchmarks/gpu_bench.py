@@ -84,10 +84,10 @@ def _torch():
 
 
 def _np_dtype(name):
-    if name == "bfloat16":
+    if name in ("bfloat16", "float8_e4m3fn"):
         import ml_dtypes
 
-        return np.dtype(ml_dtypes.bfloat16)
+        return np.dtype(getattr(ml_dtypes, name))
     return np.dtype(name)
 
 
@@ -148,14 +148,25 @@ def matmul(t: Tensors, size: int, dtype: str) -> Case:
     def check():
         return _rel_err(c, (a.float() @ b.float()))
 
-    short = {"float16": "fp16", "bfloat16": "bf16"}[dtype]
+    short = {"float16": "fp16", "bfloat16": "bf16", "float8_e4m3fn": "fp8 e4m3"}[dtype]
     return Case(f"matmul {short}", f"{size}^3", example("matmul").matmul_kernel.fn, grid,
                 [a, b, c, size, size, size, size, 1, size, 1, size, 1],
                 {"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": 8, "ACTIVATION": "",
                  "num_warps": 8, "num_stages": 3}, [c], check, 1e-2,
                 2.0 * size ** 3, "TFLOP/s",
                 lambda meta: (tt.cdiv(size, meta["BLOCK_M"]) * tt.cdiv(size, meta["BLOCK_N"]),),
-                lambda: _torch().matmul(a, b))
+                _fp8_torch(a, b) if dtype.startswith("float8") else lambda: _torch().matmul(a, b))
+
+
+def _fp8_torch(a, b):
+    """What a torch user runs for an fp8 GEMM: cuBLAS through torch._scaled_mm (unit scales,
+    fp16 out, B column-major as it requires); None ahead of time."""
+    if getattr(a, "device", None) is None:
+        return None
+    torch = _torch()
+    one = torch.ones((), device="cuda", dtype=torch.float32)
+    b_cm = b.t().contiguous().t()
+    return lambda: torch._scaled_mm(a, b_cm, scale_a=one, scale_b=one, out_dtype=torch.float16)
 
 
 def matmul_tma(t: Tensors, size: int, dtype: str) -> Case:
@@ -224,7 +235,8 @@ def attention(t: Tensors, z: int, h: int, n_ctx: int, d: int) -> Case:
                                                                             scale=scale))
 
 
-FAMILIES = ["vector_add", "softmax", "layer_norm", "matmul", "matmul_tma", "attention"]
+FAMILIES = ["vector_add", "softmax", "layer_norm", "matmul", "matmul_fp8", "matmul_tma",
+            "attention"]
 
 # Tile IR's own tuning knob (NVIDIA: "occupancy (critical)"; num_warps is ignored there): each
 # Tile case also runs with these occupancy hints, and the table shows the default and the best.
@@ -266,8 +278,13 @@ COLUMNS = {"per-access views": PER_ACCESS, "all views": ALL_VIEWS, "no TMA": NO_
 _MM = [dict(BLOCK_M=m, BLOCK_N=n, BLOCK_K=k, num_warps=w, num_stages=st)
        for m, n, k, w, st in ((128, 256, 64, 8, 3), (64, 256, 32, 4, 4), (128, 128, 32, 4, 4),
                               (128, 64, 32, 4, 4), (64, 128, 32, 4, 4), (64, 64, 32, 4, 4))]
+# fp8: the tutorial's fp8 list (its first five) and the table's default.
+_MM_FP8 = [dict(BLOCK_M=m, BLOCK_N=n, BLOCK_K=k, num_warps=w, num_stages=st)
+           for m, n, k, w, st in ((128, 256, 128, 8, 3), (256, 128, 128, 8, 3),
+                                  (256, 64, 128, 4, 3), (64, 256, 128, 4, 3),
+                                  (128, 128, 128, 4, 3), (128, 128, 64, 8, 3))]
 TUNE = {"vector add fp32": [{"BLOCK_SIZE": 2048}, {"BLOCK_SIZE": 4096, "num_warps": 8}],
-        "matmul fp16": _MM, "matmul bf16": _MM,
+        "matmul fp16": _MM, "matmul bf16": _MM, "matmul fp8 e4m3": _MM_FP8,
         "attention fwd fp16": [dict(BLOCK_M=128, BLOCK_N=128, num_warps=8, num_stages=3),
                                dict(BLOCK_M=64, BLOCK_N=64, num_warps=4, num_stages=4),
                                dict(BLOCK_M=128, BLOCK_N=64, num_warps=4, num_stages=3)]}
@@ -361,6 +378,8 @@ def cases(t: Tensors, quick: bool, only) -> List[Callable[[], Case]]:
                    lambda: matmul(t, 2048 if q else 8192, "float16"),
                    lambda: matmul(t, 1024 if q else 4096, "bfloat16"),
                    lambda: matmul(t, 2048 if q else 8192, "bfloat16")],
+        "matmul_fp8": [lambda: matmul(t, 1024 if q else 4096, "float8_e4m3fn"),
+                       lambda: matmul(t, 2048 if q else 8192, "float8_e4m3fn")],
         "matmul_tma": [lambda: matmul_desc(t, 1024 if q else 4096, "float16"),
                        lambda: matmul_tma(t, 1024 if q else 4096, "float16"),
                        lambda: matmul_tma(t, 2048 if q else 8192, "float16")],
@@ -559,7 +578,9 @@ def main(args) -> int:
         if not ok:
             failures.append(c.name)
         if versus:
-            limit = copy_gbs if c.unit == "GB/s" else peak
+            # (fp8 runs at twice the fp16 dense rate on Hopper's tensor cores)
+            limit = copy_gbs if c.unit == "GB/s" else peak and peak * (2 if "fp8" in c.name
+                                                                         else 1)
             vs_rows.append(_versus_row(c, r, limit))
         print(f"  measured {c.name} {c.label}", file=sys.stderr, flush=True)
         del c, r

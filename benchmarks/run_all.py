@@ -83,7 +83,7 @@ def main(argv=None) -> int:
                     help="GPU: best against best (each side tuned over TUNE, torch beside "
                          "them, the hardware limit)")
     ap.add_argument("--only", nargs="*",
-                    choices=sorted(set(SCRIPTS) | {"attention", "matmul_tma"}))
+                    choices=sorted(set(SCRIPTS) | {"attention", "matmul_tma", "matmul_fp8"}))
     ap.add_argument("--no-interp", action="store_true", help="skip Triton's interpreter")
     ap.add_argument("--check", action="store_true", help="exit 1 if a target is missed")
     args = ap.parse_args(argv)
@@ -91,8 +91,8 @@ def main(argv=None) -> int:
         import gpu_bench
 
         return gpu_bench.main(args)
-    if args.only and "attention" in args.only:
-        ap.error("attention is benchmarked with --device cuda only")
+    if args.only and ({"attention", "matmul_fp8"} & set(args.only)):
+        ap.error("attention and matmul_fp8 are benchmarked with --device cuda only")
 
     from common import time_ms  # triton_tile is imported here, not before --device is seen
 
