@@ -139,8 +139,13 @@ def layer_norm(t: Tensors, m: int, n: int) -> Case:
                 torch_fn=lambda: _torch().nn.functional.layer_norm(x, (n,), w, b, 1e-5))
 
 
-def matmul(t: Tensors, size: int, dtype: str) -> Case:
+def matmul(t: Tensors, size: int, dtype: str, b_kmajor: bool = False) -> Case:
+    """b_kmajor: B stored K-major (a transposed view, strides (1, K)), as the Triton tutorial
+    passes it for fp8 (`b = b.T`) and as Hopper's fp8 MMA wants its operands."""
     a, b = t.randn((size, size), dtype), t.randn((size, size), dtype)
+    if b_kmajor and not t.aot:
+        b = b.T  # (ahead of time only the pointer and the stride arguments matter)
+    stride_bk, stride_bn = (1, size) if b_kmajor else (size, 1)
     c = t.empty((size, size), "float16")  # the example kernel stores fp16
     bm, bn, bk = 128, 128, 64
     grid = (tt.cdiv(size, bm) * tt.cdiv(size, bn),)
@@ -149,8 +154,9 @@ def matmul(t: Tensors, size: int, dtype: str) -> Case:
         return _rel_err(c, (a.float() @ b.float()))
 
     short = {"float16": "fp16", "bfloat16": "bf16", "float8_e4m3fn": "fp8 e4m3"}[dtype]
+    short += " B K-major" if b_kmajor else ""
     return Case(f"matmul {short}", f"{size}^3", example("matmul").matmul_kernel.fn, grid,
-                [a, b, c, size, size, size, size, 1, size, 1, size, 1],
+                [a, b, c, size, size, size, size, 1, stride_bk, stride_bn, size, 1],
                 {"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": 8, "ACTIVATION": "",
                  "num_warps": 8, "num_stages": 3}, [c], check, 1e-2,
                 2.0 * size ** 3, "TFLOP/s",
@@ -285,6 +291,7 @@ _MM_FP8 = [dict(BLOCK_M=m, BLOCK_N=n, BLOCK_K=k, num_warps=w, num_stages=st)
                                   (128, 128, 128, 4, 3), (128, 128, 64, 8, 3))]
 TUNE = {"vector add fp32": [{"BLOCK_SIZE": 2048}, {"BLOCK_SIZE": 4096, "num_warps": 8}],
         "matmul fp16": _MM, "matmul bf16": _MM, "matmul fp8 e4m3": _MM_FP8,
+        "matmul fp8 e4m3 B K-major": _MM_FP8,
         "attention fwd fp16": [dict(BLOCK_M=128, BLOCK_N=128, num_warps=8, num_stages=3),
                                dict(BLOCK_M=64, BLOCK_N=64, num_warps=4, num_stages=4),
                                dict(BLOCK_M=128, BLOCK_N=64, num_warps=4, num_stages=3)]}
@@ -379,7 +386,8 @@ def cases(t: Tensors, quick: bool, only) -> List[Callable[[], Case]]:
                    lambda: matmul(t, 1024 if q else 4096, "bfloat16"),
                    lambda: matmul(t, 2048 if q else 8192, "bfloat16")],
         "matmul_fp8": [lambda: matmul(t, 1024 if q else 4096, "float8_e4m3fn"),
-                       lambda: matmul(t, 2048 if q else 8192, "float8_e4m3fn")],
+                       lambda: matmul(t, 1024 if q else 4096, "float8_e4m3fn", True),
+                       lambda: matmul(t, 2048 if q else 8192, "float8_e4m3fn", True)],
         "matmul_tma": [lambda: matmul_desc(t, 1024 if q else 4096, "float16"),
                        lambda: matmul_tma(t, 1024 if q else 4096, "float16"),
                        lambda: matmul_tma(t, 2048 if q else 8192, "float16")],
