@@ -115,6 +115,20 @@ Padding Converter::paddingFor(const Value *other, Type elem, bool &needsSelect) 
   if (!other)
     return Padding::Zero;
   const Operation *d = other->def;
+  // A float constant converted to the element type (Triton builds an fp8 `other=0.0` as
+  // tt.fp_to_fp of an f32 constant): a zero stays a zero of the same sign in every format;
+  // other values may round or saturate, so they keep the select.
+  if (d && (d->is("tt.fp_to_fp") || d->is("arith.truncf") || d->is("arith.extf")) &&
+      d->numOperands() == 1 && elem.isFloat()) {
+    const Value *src = d->operand(0);
+    bool srcSelect = false;
+    Padding p = src->type.element().isFloat() ? paddingFor(src, src->type.element(), srcSelect)
+                                              : Padding::None;
+    if (!srcSelect && (p == Padding::Zero || p == Padding::NegZero))
+      return p;
+    needsSelect = true;
+    return Padding::Zero;
+  }
   if (d && d->is("arith.constant")) {
     Attribute a = d->attr("value");
     if (a.kind() == Attribute::Kind::Dense || a.kind() == Attribute::Kind::Float ||
