@@ -278,7 +278,8 @@ void registerArithmetic() {
       << typeStr(op.result(0)->type);
   });
   reg("mmaf", kPure, base(3, 3, 1), [](const Operation &op, Printer &p) {
-    p << "mmaf " << p.operandList(op.operands) << " : " << typesOf(op.operands);
+    p << "mmaf " << p.operandList(op.operands) << (op.hasAttr("fast_acc") ? " fast_acc" : "")
+      << " : " << typesOf(op.operands);
   });
   reg("mmai", kPure, base(3, 3, 1), [](const Operation &op, Printer &p) {
     p << "mmai " << p.operandList(op.operands) << " "

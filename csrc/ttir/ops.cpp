@@ -569,8 +569,11 @@ void registerCompute() {
            }}),
       [](const Operation &op, Printer &p) {
         p << "tt.dot " << p.operandList(op.operands) << ", inputPrecision = "
-          << ttir_enum::name(ttir_enum::kInputPrecision, op.intAttr("inputPrecision")) << " : "
-          << op.operand(0)->type.str() << " * " << op.operand(1)->type.str() << " -> "
+          << ttir_enum::name(ttir_enum::kInputPrecision, op.intAttr("inputPrecision"));
+        // (stock Triton's attr-dict: the attribute only where it is not its default, 0)
+        if (int64_t acc = op.intAttr("maxNumImpreciseAcc", 0))
+          p << " {maxNumImpreciseAcc = " << std::to_string(acc) << " : i32}";
+        p << " : " << op.operand(0)->type.str() << " * " << op.operand(1)->type.str() << " -> "
           << op.result(0)->type.str();
       });
   auto combine = [](const char *name) {

@@ -744,6 +744,8 @@ private:
         expect('=');
         a.emplace_back("inputPrecision", Attribute::integer(value(kInputPrecision, word()), i32));
       }
+      for (auto &kv : optAttrDict()) // maxNumImpreciseAcc, where not 0
+        a.push_back(kv);
       expect(':');
       type();
       expect('*');

@@ -1586,7 +1586,11 @@ class Semantic:
                 raise ValueError(f"acc dtype {acc.dtype} does not match the dot result dtype "
                                  f"{ret_sca}")
         if max_num_imprecise_acc is None:
-            max_num_imprecise_acc = 0
+            # Stock Triton's default on Hopper (its NVIDIA options' max_num_imprecise_acc_default,
+            # 2^30 on sm_90): an fp8 dot accumulates in the MMA's own accumulator, without
+            # promotion. The Tile path passes it on as mmaf's fast_acc (which only Hopper's fp8
+            # MMA reads); the CPU executors accumulate in full f32 whatever it says.
+            max_num_imprecise_acc = 2 ** 30 if a.is_fp8() and b.is_fp8() else 0
         elif a.is_fp8() and max_num_imprecise_acc > ls[-1]:
             raise ValueError(f"max_num_imprecise_acc ({max_num_imprecise_acc}) must be <= K "
                              f"({ls[-1]})")

@@ -32,7 +32,15 @@ void Converter::dot(const Operation &o) {
     return;
   }
   if (!(ae.isFloat() && ae.floatKind() == FloatKind::F32)) {
-    bind(o, make1("mmaf", {a, bm, c}, ct));
+    // fp8 with maxNumImpreciseAcc > 0 (stock Triton's Hopper default, 2^30): accumulate in the
+    // MMA's accumulator (fast_acc), as stock Triton's wgmma does; without it tileiras promotes
+    // into a second f32 accumulator every K step (QGMMA into zero, then FADDs): twice the
+    // accumulator registers, spills, and a wait after each MMA (H200, 2026-11-26).
+    const bool fp8 = ae.floatKind() == FloatKind::F8E4M3FN || ae.floatKind() == FloatKind::F8E5M2;
+    Attrs attrs;
+    if (fp8 && o.intAttr("maxNumImpreciseAcc", 0) > 0)
+      attrs.push_back({"fast_acc", Attribute::unit()});
+    bind(o, make1("mmaf", {a, bm, c}, ct, attrs));
     return;
   }
   int64_t prec = o.intAttr("inputPrecision", 0);
