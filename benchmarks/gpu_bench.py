@@ -619,7 +619,7 @@ def main(args) -> int:
               f"scaled_dot_product_attention, torch.softmax, layer_norm, torch.add); "
               f"ours/best = the other side's time over ours (above 1: ours is faster); limit = "
               f"device copy {copy_gbs:.0f} GB/s (torch, 1 GiB) for GB/s rows, dense fp16/bf16 "
-              f"peak {peak if peak else '-'} TFLOP/s for TFLOP/s rows")
+              f"peak {peak if peak else '-'} TFLOP/s for TFLOP/s rows (fp8 rows: twice that)")
     if failures:
         print("wrong or failed: " + ", ".join(failures))
     return 1 if (args.check and failures) else 0
