@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from triton_tile import _core
+from triton_tile.compiler.kernel import PTX_PASSES, TTIR_PASSES
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 GOLDEN = sorted((ROOT / "tests" / "golden").rglob("*.ttir"))
@@ -29,9 +30,7 @@ def test_golden_files_print_what_parses_back(path):
         pytest.skip("a file that is meant not to convert")
     module = _core.parse_ttir(text, str(path))
     round_trip(module.str(), path.name)
-    for passes in (["canonicalize", "cse", "dce"],
-                   ["expand-block-pointer-loops", "lower-block-pointers", "canonicalize", "cse",
-                    "licm", "cse", "dce"]):
+    for passes in (TTIR_PASSES, PTX_PASSES):
         module = _core.parse_ttir(text, str(path))
         try:
             _core.run_passes(module, passes)

@@ -252,7 +252,8 @@ def _hook(chain):
 
 
 def _direct_entry(twin, stock) -> tuple:
-    """What a direct launch of `stock` needs: (twin, stock kernel, launch, scratchless). With
+    """What a direct launch of `stock` needs: (twin, stock kernel, launch, function, packed
+    metadata). With
     no scratch memory to allocate (its sizes 0), stock 3.6's launcher's Python __call__ only
     adds its cooperative-grid and PDL flags and two None scratch pointers before calling its C
     `launch`: that call is made here directly."""
@@ -436,6 +437,5 @@ class GPUPTX(driver.Backend):
 BACKENDS = {"gpu-ptx": GPUPTX()}
 
 __all__ = ["PTXGPUKernel", "on_device", "direct_launch_known", "launch_stock", "launch_twin",
-           "warmup_twin",
-           "current_twin",
-           "arg_to_stock", "twin_of", "to_stock", "stock_triton", "INSTALL_HINT"]
+           "warmup_twin", "current_twin", "arg_to_stock", "twin_of", "to_stock", "stock_triton",
+           "INSTALL_HINT"]

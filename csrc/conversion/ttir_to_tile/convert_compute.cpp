@@ -35,7 +35,7 @@ void Converter::dot(const Operation &o) {
     // fp8 with maxNumImpreciseAcc > 0 (stock Triton's Hopper default, 2^30): accumulate in the
     // MMA's accumulator (fast_acc), as stock Triton's wgmma does; without it tileiras promotes
     // into a second f32 accumulator every K step (QGMMA into zero, then FADDs): twice the
-    // accumulator registers, spills, and a wait after each MMA (H200, 2026-11-26).
+    // accumulator registers, spills, and a wait after each MMA (benchmarks/RESULTS.md, fp8).
     const bool fp8 = ae.floatKind() == FloatKind::F8E4M3FN || ae.floatKind() == FloatKind::F8E5M2;
     Attrs attrs;
     if (fp8 && o.intAttr("maxNumImpreciseAcc", 0) > 0)
