@@ -79,6 +79,20 @@ def test_dot_fp32_ieee(m, n, k, rng):
     assert_close(z, to_f64(a) @ to_f64(b), rtol=1e-5, atol=1e-4)
 
 
+# Tiles narrower than 16 (M and N may be, K may not) reach the edges of the CPU GEMM kernel,
+# which works in six-row, sixteen- and eight-column blocks: 8x4 leaves two rows and all four
+# columns to its scalar tail, 128x8 is one eight-column panel over 21 blocks and two rows.
+# Every edge lane is a result lane (m, n fill the tile), so an edge computed wrong fails.
+@pytest.mark.parametrize("m, n, k, bm, bn", [(8, 4, 9, 8, 4), (128, 8, 9, 128, 8),
+                                             (3, 24, 30, 4, 32)])
+def test_dot_fp32_narrow_tiles(m, n, k, bm, bn, rng):
+    a, b = numpy_random((m, k), "float32", rng), numpy_random((k, n), "float32", rng)
+    z = poisoned((m, n), "float32")
+    _dot_kernel[(1,)](a, b, z, z, m, n, k, BM=bm, BN=bn, BK=_pow2(k), TRANS_A=False,
+                      TRANS_B=False, HAS_ACC=False, PRECISION="ieee", OUT_DTYPE=tl.float32)
+    assert_close(z, to_f64(a) @ to_f64(b), rtol=1e-5, atol=1e-4)
+
+
 @pytest.mark.parametrize("trans_a, trans_b", [(True, False), (False, True), (True, True)])
 def test_dot_transposed_operands(trans_a, trans_b, rng):
     m, n, k = 37, 29, 45

@@ -10,18 +10,14 @@
 //  - f64 accumulates in f64; i8 x i8 accumulates in i32 (wrapping), each operand signed or
 //    unsigned (Tile IR's mmai; TTIR's tt.dot is signed).
 // Tile IR's mmaf takes tf32 operands already rounded by ftof (f32 storage) and runs as ieee.
-// maxNumImpreciseAcc is ignored (accumulation is always full f32). The products use Eigen when
-// the build has it (TT_HAVE_EIGEN), else a blocked loop; conversions go to scratch registers
-// allocated at prepare time.
+// maxNumImpreciseAcc is ignored (accumulation is always full f32). The float products are
+// gemm.cpp's; conversions go to scratch registers allocated at prepare time.
 #include <algorithm>
 #include <cstring>
 
+#include "exec/kernels/gemm.h"
 #include "exec/kernels/shared_emit.h"
 #include "exec/runtime/copy.h"
-
-#ifdef TT_HAVE_EIGEN
-#include <Eigen/Core>
-#endif
 
 namespace tt::exec {
 namespace {
@@ -38,30 +34,7 @@ struct DotAux : Aux {
   uint32_t aw = 0, bw = 0, alo = 0, blo = 0, dw = 0;
 };
 
-// ---- GEMM kernels: D[M,N] += A[M,K] * B[K,N], row-major ----
-template <class T> void gemmAcc(const T *A, const T *B, T *D, int64_t M, int64_t N, int64_t K) {
-#ifdef TT_HAVE_EIGEN
-  using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  Eigen::Map<const Mat> a(A, M, K), b(B, K, N);
-  Eigen::Map<Mat> d(D, M, N);
-  d.noalias() += a * b;
-#else
-  constexpr int64_t KB = 64;
-  for (int64_t k0 = 0; k0 < K; k0 += KB) {
-    int64_t k1 = std::min(K, k0 + KB);
-    for (int64_t i = 0; i < M; ++i) {
-      T *__restrict drow = D + i * N;
-      for (int64_t k = k0; k < k1; ++k) {
-        const T aik = A[i * K + k];
-        const T *__restrict brow = B + k * N;
-        for (int64_t j = 0; j < N; ++j)
-          drow[j] += aik * brow[j];
-      }
-    }
-  }
-#endif
-}
-
+// ---- integer GEMM: D[M,N] += A[M,K] * B[K,N], row-major (the float ones are gemm.cpp's) ----
 template <class TA, class TB>
 void gemmAccI8(const TA *A, const TB *B, int32_t *D, int64_t M, int64_t N, int64_t K) {
   for (int64_t i = 0; i < M; ++i) {
@@ -182,9 +155,9 @@ void dotFloatK(const Inst &I, Frame &F) {
       float *alo = F.at<float>(x.alo), *blo = F.at<float>(x.blo);
       tf32Split(reinterpret_cast<const float *>(aSrc), ahi, alo, MK);
       tf32Split(reinterpret_cast<const float *>(bSrc), bhi, blo, KN);
-      gemmAcc<float>(alo, bhi, D, x.M, x.N, x.K);
-      gemmAcc<float>(ahi, blo, D, x.M, x.N, x.K);
-      gemmAcc<float>(ahi, bhi, D, x.M, x.N, x.K);
+      gemmAcc(alo, bhi, D, x.M, x.N, x.K);
+      gemmAcc(ahi, blo, D, x.M, x.N, x.K);
+      gemmAcc(ahi, bhi, D, x.M, x.N, x.K);
     } else {
       gemmAcc(A, B, D, x.M, x.N, x.K);
     }

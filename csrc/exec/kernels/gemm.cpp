@@ -1,0 +1,140 @@
+// GEMM for one dot's tiles: D[M,N] += A[M,K] * B[K,N], row-major and dense.
+//
+// f32 on AVX2/FMA runs our own register-blocked kernel: each 6x16 block of D lives in 12 ymm
+// registers for the whole K loop, each step broadcasting one element of A's six rows against
+// one 16-wide row of B. A dot's tiles are small (64x64x32 is typical) and were just loaded into
+// contiguous registers, so B's rows are already the packed panel a BLAS would build, and the
+// whole problem sits in L1/L2: no packing is needed. Eigen's GEMM packs both operands on every
+// call, and at these sizes that and its blocking cost a sixth of the time (the numbers are in
+// benchmarks/RESULTS.md, "CPU matmul: a GEMM kernel for the dot's tiles"). Each element of D
+// accumulates its K products in order with FMA.
+//
+// Elsewhere (f64, or a build without AVX2) Eigen when the build has it, else a blocked loop.
+#include "exec/kernels/gemm.h"
+
+#include <algorithm>
+#include <cmath>
+
+#if defined(__AVX2__) && defined(__FMA__)
+#include <immintrin.h>
+#define TT_GEMM_AVX2 1
+#endif
+
+#ifdef TT_HAVE_EIGEN
+#include <Eigen/Core>
+#endif
+
+namespace tt::exec {
+namespace {
+
+template <class T> void gemmGeneric(const T *A, const T *B, T *D, int64_t M, int64_t N, int64_t K) {
+#ifdef TT_HAVE_EIGEN
+  using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  Eigen::Map<const Mat> a(A, M, K), b(B, K, N);
+  Eigen::Map<Mat> d(D, M, N);
+  d.noalias() += a * b;
+#else
+  constexpr int64_t KB = 64;
+  for (int64_t k0 = 0; k0 < K; k0 += KB) {
+    int64_t k1 = std::min(K, k0 + KB);
+    for (int64_t i = 0; i < M; ++i) {
+      T *__restrict drow = D + i * N;
+      for (int64_t k = k0; k < k1; ++k) {
+        const T aik = A[i * K + k];
+        const T *__restrict brow = B + k * N;
+        for (int64_t j = 0; j < N; ++j)
+          drow[j] += aik * brow[j];
+      }
+    }
+  }
+#endif
+}
+
+#ifdef TT_GEMM_AVX2
+// D[MR, 8*NV] += A[MR, K] * B[K, 8*NV]: MR*NV accumulators, NV loads of B and MR broadcasts of
+// A per step (6x2: 12 accumulators, 15 of the 16 ymm registers).
+template <int MR, int NV>
+inline void block(const float *A, int64_t lda, const float *B, int64_t ldb, float *D, int64_t ldd,
+                  int64_t K) {
+  __m256 acc[MR][NV];
+#pragma GCC unroll 8
+  for (int r = 0; r < MR; ++r)
+#pragma GCC unroll 2
+    for (int v = 0; v < NV; ++v)
+      acc[r][v] = _mm256_loadu_ps(D + r * ldd + 8 * v);
+  for (int64_t k = 0; k < K; ++k) {
+    __m256 b[NV];
+#pragma GCC unroll 2
+    for (int v = 0; v < NV; ++v)
+      b[v] = _mm256_loadu_ps(B + k * ldb + 8 * v);
+#pragma GCC unroll 8
+    for (int r = 0; r < MR; ++r) {
+      const __m256 a = _mm256_broadcast_ss(A + r * lda + k);
+#pragma GCC unroll 2
+      for (int v = 0; v < NV; ++v)
+        acc[r][v] = _mm256_fmadd_ps(a, b[v], acc[r][v]);
+    }
+  }
+#pragma GCC unroll 8
+  for (int r = 0; r < MR; ++r)
+#pragma GCC unroll 2
+    for (int v = 0; v < NV; ++v)
+      _mm256_storeu_ps(D + r * ldd + 8 * v, acc[r][v]);
+}
+
+// One column panel (8*NV wide) of D, all rows: six at a time, then the rest.
+template <int NV>
+void panel(const float *A, const float *B, float *D, int64_t M, int64_t N, int64_t K, int64_t j) {
+  int64_t i = 0;
+  for (; i + 6 <= M; i += 6)
+    block<6, NV>(A + i * K, K, B + j, N, D + i * N + j, N, K);
+  const float *a = A + i * K;
+  float *d = D + i * N + j;
+  switch (M - i) {
+  case 5:
+    return block<5, NV>(a, K, B + j, N, d, N, K);
+  case 4:
+    return block<4, NV>(a, K, B + j, N, d, N, K);
+  case 3:
+    return block<3, NV>(a, K, B + j, N, d, N, K);
+  case 2:
+    return block<2, NV>(a, K, B + j, N, d, N, K);
+  case 1:
+    return block<1, NV>(a, K, B + j, N, d, N, K);
+  default:
+    return;
+  }
+}
+
+void gemmF32(const float *A, const float *B, float *D, int64_t M, int64_t N, int64_t K) {
+  int64_t j = 0;
+  for (; j + 16 <= N; j += 16)
+    panel<2>(A, B, D, M, N, K, j);
+  for (; j + 8 <= N; j += 8)
+    panel<1>(A, B, D, M, N, K, j);
+  // The last N % 8 columns (a tile narrower than 8, or an odd width), in order over K too.
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t jj = j; jj < N; ++jj) {
+      float s = D[i * N + jj];
+      for (int64_t k = 0; k < K; ++k)
+        s = std::fma(A[i * K + k], B[k * N + jj], s);
+      D[i * N + jj] = s;
+    }
+}
+#endif
+
+} // namespace
+
+void gemmAcc(const float *A, const float *B, float *D, int64_t M, int64_t N, int64_t K) {
+#ifdef TT_GEMM_AVX2
+  gemmF32(A, B, D, M, N, K);
+#else
+  gemmGeneric(A, B, D, M, N, K);
+#endif
+}
+
+void gemmAcc(const double *A, const double *B, double *D, int64_t M, int64_t N, int64_t K) {
+  gemmGeneric(A, B, D, M, N, K);
+}
+
+} // namespace tt::exec
