@@ -417,6 +417,7 @@ class FakeStockKernel:
         self.calls.append(args)
 
     def launch_metadata(self, grid, stream, *args):
+        self.metadata_args = args  # what a hook sees: the tensors themselves
         return ("md", grid, stream)
 
 
@@ -442,8 +443,10 @@ class HookChain:
 def test_ptx_path_calls_the_launcher_of_the_stock_kernel_that_ran(monkeypatch, gpu_machine):
     """Where stock Triton's launch call is known, a PTX kernel's first launch goes through
     stock's run (which compiles) and later ones straight to that stock kernel's launcher, with
-    the arguments, launch metadata and hooks stock's run would pass; another specialization of
-    ours is another stock kernel, and a stale twin goes back to stock's run."""
+    the arguments, launch metadata and hooks stock's run would pass, except that tensors pass
+    as the device addresses our specializer read (the launcher would otherwise read them again
+    and ask the driver about each); another specialization of ours is another stock kernel,
+    and a stale twin goes back to stock's run."""
     import sys
     import types
 
@@ -457,7 +460,8 @@ def test_ptx_path_calls_the_launcher_of_the_stock_kernel_that_ran(monkeypatch, g
         knobs=types.SimpleNamespace(runtime=runtime)))
     monkeypatch.setitem(sys.modules, "torch", types.SimpleNamespace(
         cuda=types.SimpleNamespace(is_initialized=lambda: False),
-        _C=types.SimpleNamespace(_cuda_getCurrentRawStream=lambda device: 70 + device)))
+        _C=types.SimpleNamespace(_cuda_getCurrentRawStream=lambda device: 70 + device,
+                                 _cuda_getDevice=lambda: 0)))
     stock_kernels, through_run = {}, []
 
     def launch_twin(twin, grid, args, opt_kw):
@@ -476,7 +480,8 @@ def test_ptx_path_calls_the_launcher_of_the_stock_kernel_that_ran(monkeypatch, g
     k2 = add_kernel[lambda meta: (meta["n"] // 256 + 1,)](x, y, out, 1000, BLOCK=256)
     assert k2 is k1 and len(through_run) == 1
     assert first.calls == [(4, 1, 1, 70, "1000-fn", "1000-meta", ("md", (4, 1, 1), 70),
-                            "enter", "exit", x, y, out, 1000, 256)]
+                            "enter", "exit", x.ptr, y.ptr, out.ptr, 1000, 256)]
+    assert first.metadata_args == (x, y, out, 1000, 256)
     k3 = add_kernel[(4,)](x, y, out, 1024, BLOCK=256)  # another specialization of ours
     assert k3 is not k1 and len(through_run) == 2 and stock_kernels[True].calls == []
     fake_twin(monkeypatch, add_kernel)  # a new twin (the old one went stale)
@@ -493,7 +498,7 @@ def test_ptx_path_calls_the_launcher_of_the_stock_kernel_that_ran(monkeypatch, g
     add_kernel[(4,)](x, y, out, 1024, BLOCK=256)
     assert len(through_run) == 4 and launcher.calls == [
         (4, 1, 1, 70, "1024-fn", "coop", "pdl", None, None, "1024-meta", None, None, None,
-         x, y, out, 1024, 256)]
+         x.ptr, y.ptr, out.ptr, 1024, 256)]
     runtime.launch_exit_hook = HookChain(["a profiler"])  # not empty: passed, metadata built
     add_kernel[(4,)](x, y, out, 1024, BLOCK=256)
     assert launcher.calls[-1][9:13] == ("1024-meta", ("md", (4, 1, 1), 70), None,

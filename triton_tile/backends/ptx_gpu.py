@@ -20,6 +20,7 @@ from typing import Any, Dict, Optional
 
 from ..compiler import driver, errors
 from ..compiler import kernel as cc
+from ..runtime import specialize as sp
 
 INSTALL_HINT = ("the PTX path on a GPU runs kernels through stock Triton: pip install triton "
                 "(with a CUDA build of torch), or use the Tile path (ENABLE_TILE=1)")
@@ -252,24 +253,40 @@ def _hook(chain):
 
 
 def _direct_entry(twin, stock) -> tuple:
-    """What a direct launch of `stock` needs: (twin, stock kernel, launch, function, packed
-    metadata). With
-    no scratch memory to allocate (its sizes 0), stock 3.6's launcher's Python __call__ only
-    adds its cooperative-grid and PDL flags and two None scratch pointers before calling its C
-    `launch`: that call is made here directly."""
+    """What a direct launch of `stock` needs: (twin, stock kernel, C launch or None, its
+    cooperative-grid and PDL flags, the launcher, function, packed metadata). With no scratch
+    memory to allocate (its sizes 0), stock 3.6's launcher's Python __call__ only adds those two
+    flags and two None scratch pointers before calling its C `launch`: that call is made here
+    directly (C launch not None); otherwise the launcher is called."""
     launcher = stock.run
     scratchless = (getattr(launcher, "global_scratch_size", 1) == 0
                    and getattr(launcher, "profile_scratch_size", 1) == 0
                    and hasattr(launcher, "launch"))
-    if scratchless:
-        c_launch, coop, pdl = (launcher.launch, launcher.launch_cooperative_grid,
-                               launcher.launch_pdl)
+    c_launch, coop, pdl = ((launcher.launch, launcher.launch_cooperative_grid,
+                            launcher.launch_pdl) if scratchless else (None, False, False))
+    return twin, stock, c_launch, coop, pdl, launcher, stock.function, stock.packed_metadata
 
-        def launch(gx, gy, gz, stream, function, *args):
-            c_launch(gx, gy, gz, stream, function, coop, pdl, None, None, *args)
-    else:
-        launch = launcher
-    return twin, stock, launch, stock.function, stock.packed_metadata
+
+def _direct_args(bound: tuple, runtime: list, device: int) -> Optional[list]:
+    """The launcher's arguments from what our specializer found, or None where a direct launch
+    does not apply. A torch tensor passes as its device address, which stock's launcher takes
+    as it is; given the tensor it would call `data_ptr()` and ask the driver
+    (cuPointerGetAttribute) whether the address is device memory, which the specializer has
+    already established. Scalars pass as the specializer normalized them, constexprs as bound
+    (the launcher skips them). Other owners' arrays launch on their own stream, tuples and
+    descriptors take stock's run."""
+    args = list(bound)
+    for i, rt in enumerate(runtime):
+        t = type(rt)
+        if t is sp.DeviceBuffer:
+            if rt.owner != "torch" or rt.device != device:
+                return None
+            args[i] = rt.ptr
+        elif t is int or t is float:
+            args[i] = rt
+        elif rt is not sp.CONSTEXPR:
+            return None
+    return args
 
 
 def launch_twin(twin, grid, args, opt_kw):
@@ -362,21 +379,28 @@ class PTXGPUKernel(cc.CompiledKernel):
         run."""
         jit_fn = self._jit_fn
         direct = self._direct.get(buf.device)
-        if (direct is not None and direct[0] is current_twin(jit_fn)
-                and jit_fn._cuda_device(bound) == buf.device):
-            _, stock, launch, function, packed = direct
-            args = jit_fn._stock_args(bound)
-            hooks = sys.modules["triton"].knobs.runtime
-            enter, leave = _hook(hooks.launch_enter_hook), _hook(hooks.launch_exit_hook)
-            with on_device(buf.device):
-                stream = sys.modules["torch"]._C._cuda_getCurrentRawStream(buf.device)
-                launch(grid[0], grid[1], grid[2], stream, function, packed,
-                       None if enter is None and leave is None else
-                       stock.launch_metadata(grid, stream, *args), enter, leave, *args)
-            return
+        if direct is not None and direct[0] is current_twin(jit_fn):
+            args = _direct_args(bound, runtime, buf.device)
+            if args is not None:
+                _, stock, c_launch, coop, pdl, launcher, function, packed = direct
+                hooks = sys.modules["triton"].knobs.runtime
+                enter, leave = _hook(hooks.launch_enter_hook), _hook(hooks.launch_exit_hook)
+                torch_c = sys.modules["torch"]._C
+                with _HERE if torch_c._cuda_getDevice() == buf.device else \
+                        on_device(buf.device):
+                    stream = torch_c._cuda_getCurrentRawStream(buf.device)
+                    meta = None if enter is None and leave is None else \
+                        stock.launch_metadata(grid, stream, *jit_fn._stock_args(bound))
+                    if c_launch is not None:
+                        c_launch(grid[0], grid[1], grid[2], stream, function, coop, pdl, None,
+                                 None, packed, meta, enter, leave, *args)
+                    else:
+                        launcher(grid[0], grid[1], grid[2], stream, function, packed, meta,
+                                 enter, leave, *args)
+                return
         with on_device(buf.device):
             self._stock = stock = launch_stock(jit_fn, grid, bound, opt_kw)
-        if direct_launch_known() and jit_fn._cuda_device(bound) == buf.device:
+        if direct_launch_known():
             try:
                 self._direct[buf.device] = _direct_entry(current_twin(jit_fn), stock)
             except AttributeError:  # not a CompiledKernel we know: stock's run every time
