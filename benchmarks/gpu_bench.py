@@ -37,6 +37,15 @@ def example(name):
     return sys.modules[key]
 
 
+class Launch(NamedTuple):
+    """A launch that runs ahead of a case's kernel in each of its launches, on the same path
+    (Tile or stock Triton) and with its own grid and meta: attention backward's preprocess."""
+    kernel: object  # our JITFunction
+    grid: tuple
+    args: list
+    meta: dict
+
+
 class Case(NamedTuple):
     name: str
     label: str
@@ -51,6 +60,10 @@ class Case(NamedTuple):
     unit: str  # "GB/s" or "TFLOP/s"
     regrid: Optional[Callable[[dict], tuple]] = None  # the grid of other block sizes (TUNE)
     torch_fn: Optional[Callable[[], object]] = None  # what a torch user runs instead
+    # Launches that run before the kernel in every launch of the case, so that one launch is
+    # the whole computation (the time and `work` cover them all; the table's path, TUNE and the
+    # Tile variants' occupancy are the kernel's, the variants' environment applies to all)
+    before: tuple = ()
 
 
 class Tensors:
@@ -241,15 +254,113 @@ def attention(t: Tensors, z: int, h: int, n_ctx: int, d: int) -> Case:
                                                                             scale=scale))
 
 
+def _attn_forward(q, k, v, scale):
+    """O (fp16) and M (the base-2 log-sum-exp, fp32, as attn_fwd_kernel stores it) of
+    softmax(q k^T * scale) v, by torch in fp32, one batch entry at a time."""
+    torch = _torch()
+    o = torch.empty_like(q)
+    m = torch.empty(q.shape[:3], device=q.device, dtype=torch.float32)
+    for i in range(q.shape[0]):
+        s = (q[i].float() @ k[i].float().transpose(-1, -2)) * scale
+        m[i] = torch.logsumexp(s, -1) * 1.4426950408889634
+        o[i] = (torch.softmax(s, -1) @ v[i].float()).to(q.dtype)
+        del s
+    return o, m
+
+
+def attention_bwd(t: Tensors, z: int, h: int, n_ctx: int, d: int) -> Case:
+    """The backward of the forward row (examples/fused_attention_bwd.py). One launch is the
+    whole backward: the preprocess (Delta = rowsum(O * dO), a `before` launch), then the dK/dV
+    + dQ kernel. O and M come from torch in fp32 (the row does not depend on our forward); the
+    reference and torch's column are scaled_dot_product_attention's backward (autograd.grad of
+    its output, the graph kept). flops: 2.5x the forward's, as Triton's tutorial counts."""
+    mod = example("fused_attention_bwd")
+    shape = (z, h, n_ctx, d)
+    q, k, v, do = (t.randn(shape, "float16") for _ in range(4))
+    dq, dk, dv = (t.empty(shape, "float16") for _ in range(3))
+    delta = t.empty((z, h, n_ctx), "float32")
+    scale = d ** -0.5
+    if t.aot:
+        o, m = t.randn(shape, "float16"), t.randn((z, h, n_ctx), "float32")
+    else:
+        o, m = _attn_forward(q, k, v, scale)
+    st = [h * n_ctx * d, n_ctx * d, d, 1]
+    pre_m = 128  # the tutorial's preprocess block
+    pre = Launch(mod.attn_bwd_preprocess_kernel, (tt.cdiv(n_ctx, pre_m), z * h),
+                 [o, do, delta, *st, h, n_ctx], {"HEAD_DIM": d, "BLOCK_M": pre_m})
+    torch_fn = None
+    if not t.aot:
+        torch = _torch()
+        leaves = [x.detach().requires_grad_() for x in (q, k, v)]
+        out = torch.nn.functional.scaled_dot_product_attention(*leaves, scale=scale)
+
+        def torch_fn():
+            return torch.autograd.grad(out, leaves, do, retain_graph=True)
+
+    ref = []
+
+    def check():
+        if not ref:
+            ref.extend(torch_fn())
+        return max(_rel_err(x, r) for x, r in zip((dq, dk, dv), ref))
+
+    # BLOCK_N1 == BLOCK_M2: one program index. Not the tutorial's 32/128/128/32 at 4 warps and
+    # 5 stages (in TUNE): at D128 its 128-row fp32 dK and dV spill (H200: stock 92 TFLOP/s,
+    # where these blocks ran 336 stock, 208 Tile)
+    meta = {"HEAD_DIM": d, "BLOCK_M1": 32, "BLOCK_N1": 64, "BLOCK_M2": 64, "BLOCK_N2": 32,
+            "CAUSAL": False, "num_warps": 4, "num_stages": 3}
+    return Case("attention bwd fp16", f"B{z} H{h} L{n_ctx} D{d}", mod.attn_bwd_kernel,
+                (tt.cdiv(n_ctx, 64), z * h), [q, k, v, scale, do, dq, dk, dv, m, delta, *st,
+                                              h, n_ctx],
+                meta, [dq, dk, dv, delta], check, 1e-2, 10.0 * z * h * n_ctx * n_ctx * d,
+                "TFLOP/s", lambda meta: (tt.cdiv(n_ctx, meta["BLOCK_N1"]), z * h),
+                torch_fn, before=(pre,))
+
+
+def grouped_gemm(t: Tensors, sizes) -> Case:
+    """Square fp16 GEMMs of the given sizes in one persistent launch (examples/grouped_gemm.py):
+    132 programs (the H100 and H200 SXM's SMs) over all the problems' tiles, each problem's
+    addresses, sizes and leading dimensions read from device arrays; torch's column is a loop
+    of torch.matmul over the problems. The sizes are multiples of every TUNE block (256) and
+    torch's allocations aligned: the kernel runs EVEN (no masks, alignment stated)."""
+    mod = example("grouped_gemm")
+    g = len(sizes)
+    a_list = [t.randn((s, s), "float16") for s in sizes]
+    b_list = [t.randn((s, s), "float16") for s in sizes]
+    c_list = [t.empty((s, s), "float16") for s in sizes]
+    if t.aot:
+        tables = [tt.MockTensor(np.dtype("int64"), (g,)) for _ in range(3)]
+        tables += [tt.MockTensor(np.dtype("int32"), (g, 3)) for _ in range(2)]
+    else:
+        host = mod.group_tables(a_list, b_list, c_list)
+        assert mod.whole_tiles(host, 256, 256, 256), "EVEN needs whole tiles, aligned rows"
+        tables = [_torch().from_numpy(x).cuda() for x in host]
+
+    def check():
+        return max(_rel_err(c, a.float() @ b.float()) for a, b, c in zip(a_list, b_list,
+                                                                         c_list))
+
+    def torch_fn():
+        return [_torch().matmul(a, b) for a, b in zip(a_list, b_list)]
+
+    return Case("grouped gemm fp16", "+".join(f"{s}^3" for s in sizes),
+                mod.grouped_matmul_kernel, (132,), [*tables, g],
+                {"NUM_PROGRAMS": 132, "BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64,
+                 "EVEN": True, "num_warps": 8, "num_stages": 3}, c_list, check, 1e-2,
+                sum(2.0 * s ** 3 for s in sizes), "TFLOP/s",
+                lambda meta: (meta["NUM_PROGRAMS"],), torch_fn)
+
+
 FAMILIES = ["vector_add", "softmax", "layer_norm", "matmul", "matmul_fp8", "matmul_tma",
-            "attention"]
+            "attention", "attention_bwd", "grouped_gemm"]
 
 # Tile IR's own tuning knob (NVIDIA: "occupancy (critical)"; num_warps is ignored there): each
 # Tile case also runs with these occupancy hints, and the table shows the default and the best.
 TILE_OCCUPANCY = {"vector add fp32": [], "softmax fp16": [4, 16], "softmax bf16": [4, 16],
                   "layer norm fp16": [4, 16], "matmul fp16": [2], "matmul bf16": [2],
                   "matmul TMA fp16": [1], "matmul desc fp16": [1],
-                  "attention fwd fp16": [2]}
+                  "attention fwd fp16": [2], "attention bwd fp16": [1, 2],
+                  "grouped gemm fp16": [1]}
 
 
 # And with views off (TRITON_TILE_RAISE_VIEWS=0): every access a pointer gather/scatter, as
@@ -294,7 +405,25 @@ TUNE = {"vector add fp32": [{"BLOCK_SIZE": 2048}, {"BLOCK_SIZE": 4096, "num_warp
         "matmul fp8 e4m3 B K-major": _MM_FP8,
         "attention fwd fp16": [dict(BLOCK_M=128, BLOCK_N=128, num_warps=8, num_stages=3),
                                dict(BLOCK_M=64, BLOCK_N=64, num_warps=4, num_stages=4),
-                               dict(BLOCK_M=128, BLOCK_N=64, num_warps=4, num_stages=3)]}
+                               dict(BLOCK_M=128, BLOCK_N=64, num_warps=4, num_stages=3)],
+        # the tutorial's blocks and knobs (32/128/128/32, 4 warps, 5 stages), them at other
+        # knobs, larger and smaller blocks (BLOCK_N1 == BLOCK_M2 always: one program index)
+        "attention bwd fp16": [dict(BLOCK_M1=m1, BLOCK_N1=n1, BLOCK_M2=n1, BLOCK_N2=n2,
+                                    num_warps=w, num_stages=st)
+                               for m1, n1, n2, w, st in ((32, 128, 32, 4, 5),
+                                                         (32, 128, 32, 8, 3),
+                                                         (64, 128, 64, 8, 3),
+                                                         (64, 128, 64, 8, 2),
+                                                         (32, 64, 32, 4, 4),
+                                                         (16, 64, 16, 4, 4))],
+        # the grouped-GEMM tutorial's tiles, one or two programs per SM
+        "grouped gemm fp16": [dict(BLOCK_M=m, BLOCK_N=n, BLOCK_K=k, NUM_PROGRAMS=p,
+                                   num_warps=w, num_stages=st)
+                              for m, n, k, p, w, st in ((128, 128, 32, 132, 4, 3),
+                                                        (128, 256, 64, 132, 8, 3),
+                                                        (64, 128, 32, 264, 4, 4),
+                                                        (128, 128, 64, 264, 8, 3),
+                                                        (64, 64, 32, 264, 4, 4))]}
 # The Tile path's own knobs over TUNE's block sizes: a 128x256 fp32 accumulator at the default
 # occupancy of dot kernels (2) fell to 44 TFLOP/s (H100, fp16 4096^3), where stock Triton's
 # winner is that tile; one CTA per SM gives it its registers.
@@ -393,6 +522,10 @@ def cases(t: Tensors, quick: bool, only) -> List[Callable[[], Case]]:
                        lambda: matmul_tma(t, 2048 if q else 8192, "float16")],
         "attention": [lambda: attention(t, 1 if q else 4, 4 if q else 32, 1024 if q else 4096,
                                         128)],
+        "attention_bwd": [lambda: attention_bwd(t, 1 if q else 4, 4 if q else 32,
+                                                1024 if q else 4096, 128)],
+        "grouped_gemm": [lambda: grouped_gemm(t, (256, 512, 768, 1024) if q else
+                                              (1024, 2048, 3072, 4096))],
     }
     return [c for fam in (only or FAMILIES) for c in table[fam]]
 
@@ -448,17 +581,38 @@ def _fastest(runs: List[dict]) -> Optional[dict]:
     return min((r for r in runs if r and r["ok"]), key=lambda r: r["ms"], default=None)
 
 
+def launcher(case: Case, stock: bool) -> Callable[[tuple, dict], object]:
+    """`launch(grid, meta)`: one launch of the case on one side, the Tile path (enable_tile)
+    or stock Triton (the twins, with its arguments: host descriptors are Triton's): the case's
+    `before` launches at their own grid and meta, then its kernel at `grid` and `meta`.
+    Returns the kernel's compiled handle."""
+    from triton_tile.backends import ptx_gpu
+
+    steps = [(b.kernel, b.grid, b.args, b.meta) for b in case.before]
+    steps.append((case.kernel, None, case.args, None))
+    if stock:
+        steps = [(ptx_gpu.twin_of(k), g, [ptx_gpu.arg_to_stock(a) for a in args], m)
+                 for k, g, args, m in steps]
+    tile = {} if stock else {"enable_tile": True}
+
+    def launch(grid, meta):
+        for k, g, args, m in steps[:-1]:
+            k[g](*args, **tile, **m)
+        k, _, args, _ = steps[-1]
+        return k[grid](*args, **tile, **meta)
+
+    return launch
+
+
 def run_case(case: Case, lean: bool = False, versus: bool = False) -> dict:
     """The Tile path over its variants and stock Triton at the case's config; with `versus`,
     both sides also over TUNE (stock over STOCK_ONLY too) and torch's own kernel."""
-    from triton_tile.backends import ptx_gpu
-
+    tile_launch = launcher(case, stock=False)
     tiles = []
     for extra in tile_variants(case, lean):
-        meta_tile = dict(case.meta, enable_tile=True,
-                         **{k: v for k, v in extra.items() if k != "env"})
+        meta_tile = dict(case.meta, **{k: v for k, v in extra.items() if k != "env"})
         with _Env(extra.get("env", {})):
-            r = _measure(case, lambda m=meta_tile: case.kernel[case.grid](*case.args, **m))
+            r = _measure(case, lambda m=meta_tile: tile_launch(case.grid, m))
         r["config"] = _config_name(extra)
         print(f"  variant {case.name} {case.label} {r['config']}: {r['value']:.1f} {case.unit}"
               f"{'' if r['ok'] else ' WRONG'}", file=sys.stderr, flush=True)
@@ -470,10 +624,9 @@ def run_case(case: Case, lean: bool = False, versus: bool = False) -> dict:
               "in-kernel versions")]
     best = min((t for t in views if t["ok"]), key=lambda t: t["ms"], default=tile)
     columns = {name: next((t for t in tiles if t["config"] == name), None) for name in COLUMNS}
-    twin = ptx_gpu.twin_of(case.kernel)
-    stock_args = [ptx_gpu.arg_to_stock(a) for a in case.args]  # host descriptors: Triton's
+    stock_launch = launcher(case, stock=True)
     try:
-        stock = _measure(case, lambda: twin[case.grid](*stock_args, **case.meta))
+        stock = _measure(case, lambda: stock_launch(case.grid, case.meta))
     except Exception as e:  # keep the Tile numbers; say why Triton's are missing
         print(f"  {case.name} {case.label}: stock Triton: {type(e).__name__}: {e}",
               file=sys.stderr, flush=True)
@@ -483,10 +636,9 @@ def run_case(case: Case, lean: bool = False, versus: bool = False) -> dict:
     if versus:
         tune = TUNE.get(case.name, [])
         tile_tuned = _tuned(case, tune + TILE_ONLY.get(case.name, []),
-                            lambda m, g: case.kernel[g](*case.args, enable_tile=True, **m),
-                            "tile")
+                            lambda m, g: tile_launch(g, m), "tile")
         stock_tuned = _tuned(case, tune + STOCK_ONLY.get(case.name, []),
-                             lambda m, g: twin[g](*stock_args, **m), "stock")
+                             lambda m, g: stock_launch(g, m), "stock")
         if stock is not None:
             stock["config"] = "default"
         out["tile_best"] = _fastest([best, *tile_tuned])
@@ -543,6 +695,8 @@ def main(args) -> int:
             for extra in tile_variants(c):
                 meta = dict(c.meta, **{k: v for k, v in extra.items() if k != "env"})
                 with _Env(extra.get("env", {})):
+                    for b in c.before:
+                        b.kernel.warmup(*b.args, grid=b.grid, enable_tile=True, **b.meta)
                     k = c.kernel.warmup(*c.args, grid=c.grid, enable_tile=True, **meta)
                 print(f"  {c.name:20s} {c.label:22s} {str(extra):18s} -> {k.metadata.path} "
                       f"{k.metadata.target} {len(k.asm.get('cubin', b''))} bytes of cubin",

@@ -115,7 +115,7 @@ for step in $STEPS; do
     # own family's numbers, not the whole table. Fresh caches per family: each family's first
     # launches are cold.
     : > "$L/bench.log"
-    for fam in ${FAMILIES:-vector_add softmax layer_norm matmul matmul_fp8 matmul_tma attention}; do
+    for fam in ${FAMILIES:-vector_add softmax layer_norm matmul matmul_fp8 matmul_tma attention attention_bwd grouped_gemm}; do
       stamp "benchmarks: $fam"
       TRITON_TILE_CACHE_DIR=$(mktemp -d /tmp/tt_cache.XXXX) \
       TRITON_CACHE_DIR=$(mktemp -d /tmp/triton_cache.XXXX) \

@@ -7,7 +7,9 @@ Builds the first case of a gpu_bench family (`--index` picks another), launches 
 Tile path and once through stock Triton (warm-up: both compile and load), synchronizes, then
 launches each once more: under ncu with --launch-skip 2 the two profiled kernels are the Tile
 one, then stock Triton's. Without ncu it prints both times (events around one launch), which is
-only a sanity check: the benchmark's medians are in run_all.py.
+only a sanity check: the benchmark's medians are in run_all.py. A case with `before` launches
+(attention_bwd's preprocess) launches them ahead of its kernel on each side: let -k's regex
+name the kernel so that --launch-skip counts its launches alone.
 """
 
 import argparse
@@ -38,21 +40,17 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     import torch
 
-    from triton_tile.backends import ptx_gpu
-
     for kv in args.env:
         k, _, v = kv.partition("=")
         os.environ[k] = v
     case = gb.cases(gb.Tensors(aot=False), False, [args.family])[args.index]()
-    meta = dict(case.meta, enable_tile=True,
-                **_int_pairs(args.tile))
+    meta = dict(case.meta, **_int_pairs(args.tile))
     if args.occupancy:
         meta["occupancy"] = args.occupancy
     stock_meta = dict(case.meta, **_int_pairs(args.stock))
-    twin = ptx_gpu.twin_of(case.kernel)
-    stock_args = [ptx_gpu.arg_to_stock(a) for a in case.args]
-    runs = {"tile": lambda: case.kernel[gb._grid(case, meta)](*case.args, **meta),
-            "stock": lambda: twin[gb._grid(case, stock_meta)](*stock_args, **stock_meta)}
+    tile, stock = gb.launcher(case, stock=False), gb.launcher(case, stock=True)
+    runs = {"tile": lambda: tile(gb._grid(case, meta), meta),
+            "stock": lambda: stock(gb._grid(case, stock_meta), stock_meta)}
     for run in runs.values():  # compile and load outside the profiled launches
         run()
     torch.cuda.synchronize()

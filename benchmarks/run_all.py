@@ -24,6 +24,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 SCRIPTS = ["vector_add", "softmax", "matmul", "layer_norm"]
+# gpu_bench.py's families that have no CPU script
+GPU_ONLY = ["attention", "attention_bwd", "grouped_gemm", "matmul_fp8"]
 # Minimum ratio to numpy on a 2-core machine, and minimum speedup over the interpreter.
 RATIO_TARGETS = {"vector_add": 0.8, "softmax": 1.0, "matmul": 0.3}
 SPEEDUP_TARGET = 500.0
@@ -82,8 +84,8 @@ def main(argv=None) -> int:
     ap.add_argument("--versus", action="store_true",
                     help="GPU: best against best (each side tuned over TUNE, torch beside "
                          "them, the hardware limit)")
-    ap.add_argument("--only", nargs="*",
-                    choices=sorted(set(SCRIPTS) | {"attention", "matmul_tma", "matmul_fp8"}))
+    ap.add_argument("--only", nargs="*", choices=sorted(set(SCRIPTS) | set(GPU_ONLY) |
+                                                        {"matmul_tma"}))
     ap.add_argument("--no-interp", action="store_true", help="skip Triton's interpreter")
     ap.add_argument("--check", action="store_true", help="exit 1 if a target is missed")
     args = ap.parse_args(argv)
@@ -91,8 +93,8 @@ def main(argv=None) -> int:
         import gpu_bench
 
         return gpu_bench.main(args)
-    if args.only and ({"attention", "matmul_fp8"} & set(args.only)):
-        ap.error("attention and matmul_fp8 are benchmarked with --device cuda only")
+    if args.only and (set(GPU_ONLY) & set(args.only)):
+        ap.error(f"{', '.join(GPU_ONLY)} are benchmarked with --device cuda only")
 
     from common import time_ms  # triton_tile is imported here, not before --device is seen
 

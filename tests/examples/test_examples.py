@@ -9,7 +9,10 @@ import sys
 import pytest
 
 EXAMPLES_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples")
-NAMES = ["vector_add", "fused_softmax", "matmul", "layer_norm", "fused_attention", "matmul_tma"]
+NAMES = ["vector_add", "fused_softmax", "matmul", "layer_norm", "fused_attention", "matmul_tma",
+         "fused_attention_bwd",
+         pytest.param("grouped_gemm",
+                      marks=pytest.mark.cpu_only("the pointer tables hold host addresses"))]
 
 
 def load(name):
@@ -71,6 +74,50 @@ def test_layer_norm_fp32():
 def test_fused_attention(causal, z, h, n_ctx, d):
     _assert_ok(load("fused_attention").check(z, h, n_ctx, d, causal=causal),
                f"attention Z={z} H={h} N={n_ctx} D={d} causal={causal}")
+
+
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("z, h, n_ctx, d, blocks", [
+    (1, 2, 100, 32, {}), (2, 1, 67, 16, {}),
+    (1, 1, 150, 64, dict(block_m1=16, block_n1=64, block_m2=64, block_n2=32))])
+def test_fused_attention_bwd(causal, z, h, n_ctx, d, blocks, rng):
+    """dQ, dK, dV (and Delta) against float64 on fresh inputs; outputs start as NaN."""
+    seed = int(rng.integers(1 << 31))
+    _assert_ok(load("fused_attention_bwd").check(z, h, n_ctx, d, causal=causal, seed=seed,
+                                                 **blocks),
+               f"attention bwd Z={z} H={h} N={n_ctx} D={d} causal={causal} {blocks}")
+
+
+@pytest.mark.cpu_only("the pointer tables hold host addresses")
+@pytest.mark.parametrize("even", [False, True])
+@pytest.mark.parametrize("num_programs, blocks", [
+    (5, {}), (1, {}), (64, {}), (3, dict(block_m=16, block_n=32, block_k=16))])
+def test_grouped_gemm(even, num_programs, blocks, rng):
+    """Problems of different sizes in one persistent launch (fewer programs than tiles, one
+    program, more programs than tiles): odd sizes, or whole tiles (the EVEN kernel: no masks,
+    alignment hints); outputs start as NaN."""
+    mod = load("grouped_gemm")
+    problems = mod.EVEN_PROBLEMS if even else mod.PROBLEMS
+    seed = int(rng.integers(1 << 31))
+    _assert_ok(mod.check(problems, num_programs=num_programs, seed=seed, **blocks),
+               f"grouped_gemm even={even} num_programs={num_programs} {blocks}")
+
+
+def test_grouped_gemm_whole_tiles():
+    """EVEN only where every size is a multiple of its block, every row aligned."""
+    import numpy as np
+
+    mod = load("grouped_gemm")
+
+    def tables(m, n, k, offset=0):
+        a = mod._aligned(np.ones((m, k + offset), np.float16))[:, offset:]
+        return mod.group_tables([a], [mod._aligned(np.ones((k, n), np.float16))],
+                                [mod._aligned(np.ones((m, n), np.float16))])
+
+    assert mod.whole_tiles(tables(64, 32, 48), 32, 32, 16)
+    assert not mod.whole_tiles(tables(64, 32, 40), 32, 32, 16)  # K
+    assert not mod.whole_tiles(tables(64, 40, 48), 32, 32, 16)  # N
+    assert not mod.whole_tiles(tables(64, 32, 48, offset=1), 32, 32, 16)  # A's address, lda
 
 
 @pytest.mark.parametrize("name", NAMES)
