@@ -57,7 +57,7 @@ void Converter::convertKernel(const Operation &func) {
         if (kv.first == "tt.divisibility")
           div = kv.second.getInt();
     if (div > 1 && arg->type.isInt())
-      index_.argDivisibility[src.arg(i)] = div;
+      index_.intDivisibility[src.arg(i)] = div;
     if (div > 1 && (arg->type.isPtr() || arg->type.isInt()))
       arg = make1("assume", {arg}, arg->type, {{"div_by", Attribute::integer(div, i64())}});
     map_[src.arg(i)] = arg;
@@ -236,6 +236,31 @@ void Converter::op(const Operation &o) {
                       "a large tile views it as one dimension of 2 per bit); Tile IR tiles " +
                       "here have rank 7 at most"};
   it->second(*this, o);
+  scalarHint(o);
+}
+
+// `tl.multiple_of` on a scalar puts tt.divisibility on the op that defines it (as stock Triton
+// does): a pointer or a stride read from memory, say. It becomes an assume, as an argument's
+// specialization does, so tileiras sees the alignment of a view's base and strides (a grouped
+// GEMM whose addresses come from a table ran at 3% of stock Triton on an H200 without it), and
+// an int's divisibility reaches the view planner. Tile IR's div_by takes a power of two: the
+// hint's largest power-of-two factor. Hints on tensors are not used (their per-dimension
+// contiguity semantics are not modelled here).
+void Converter::scalarHint(const Operation &o) {
+  Attribute hint = o.attr("tt.divisibility");
+  if (!hint || o.numResults() != 1 || o.result(0)->type.isTensor())
+    return;
+  int64_t div = 0;
+  if (hint.kind() == Attribute::Kind::Int || hint.kind() == Attribute::Kind::Dense)
+    div = hint.getInt();
+  div &= -div; // the largest power of two dividing it (0 stays 0)
+  const Value *res = o.result(0);
+  if (div <= 1 || !(res->type.isPtr() || res->type.isInt()))
+    return;
+  Value *&v = map_[res];
+  v = make1("assume", {v}, v->type, {{"div_by", Attribute::integer(div, i64())}});
+  if (res->type.isInt())
+    index_.intDivisibility[res] = div;
 }
 
 void Converter::cmpi(const Operation &o) {

@@ -130,6 +130,7 @@ private:
   void terminator(const Operation &t, Term term);
 
   void op(const Operation &o);
+  void scalarHint(const Operation &o); // tl.multiple_of on a scalar: an assume
 
   using Handler = std::function<void(Converter &, const Operation &)>;
   static const std::unordered_map<std::string, Handler> &handlers();

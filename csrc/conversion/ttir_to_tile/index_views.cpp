@@ -366,8 +366,8 @@ private:
   }
 
   int64_t divisibility(const Value *v) const {
-    auto it = ctx_.argDivisibility.find(v);
-    if (it != ctx_.argDivisibility.end())
+    auto it = ctx_.intDivisibility.find(v);
+    if (it != ctx_.intDivisibility.end())
       return std::max<int64_t>(it->second, 1);
     return 1;
   }

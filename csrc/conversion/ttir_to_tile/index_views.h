@@ -79,10 +79,11 @@ struct IndexPlan {
 };
 
 // The TTIR facts the analysis needs: the kernel's top-level block (values that may be used by
-// a hoisted view) and the divisibility the specialization proved for its arguments.
+// a hoisted view) and the divisibility of integers: what the specialization proved for the
+// arguments and what `tl.multiple_of` states of other scalars (Converter::scalarHint).
 struct IndexContext {
   const Block *top = nullptr;
-  std::map<const Value *, int64_t> argDivisibility;
+  std::map<const Value *, int64_t> intDivisibility;
 };
 
 // A dynamic stride that is not an i32 value (a descriptor's i64 stride, a product) reaches the
