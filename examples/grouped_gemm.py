@@ -56,10 +56,6 @@ def grouped_matmul_kernel(A_PTRS, B_PTRS, C_PTRS, SIZES, LDS, GROUP_SIZE,
                 ldc = tl.multiple_of(ldc, 8)
             block_m = (tile - first) // tiles_n
             block_n = (tile - first) % tiles_n
-            # The loop's condition makes tile >= first, so neither is negative; a compiler
-            # cannot see that through the counters, and views of whole operands need it.
-            tl.assume(block_m >= 0)
-            tl.assume(block_n >= 0)
             cm = block_m * BLOCK_M + tl.arange(0, BLOCK_M)
             cn = block_n * BLOCK_N + tl.arange(0, BLOCK_N)
             if EVEN:

@@ -62,44 +62,7 @@ void Converter::convertKernel(const Operation &func) {
       arg = make1("assume", {arg}, arg->type, {{"div_by", Attribute::integer(div, i64())}});
     map_[src.arg(i)] = arg;
   }
-  collectAssumes(src);
   block(src, Term::Return);
-}
-
-// `tl.assume(x >= 0)` (llvm.intr.assume of `x sge c`, c >= 0, or `x sgt c`, c >= -1, either
-// way round) tells the view planner what it cannot prove: a persistent kernel's tile
-// coordinates, computed from counters it reads or carries, are never negative. Without it a
-// loop's views need a run-time check and two versions of the loop (on an H200 a grouped GEMM's
-// two dot pipelines spilled registers). Only an assume in the block that defines x counts: it
-// runs whenever x exists, so the fact holds at every use.
-void Converter::collectAssumes(const Block &b) {
-  auto constant = [](const Value *v, int64_t &c) {
-    if (!v->def || !v->def->is("arith.constant"))
-      return false;
-    Attribute a = v->def->attr("value");
-    if (a.kind() != Attribute::Kind::Int)
-      return false;
-    c = a.getInt();
-    return true;
-  };
-  for (const auto &o : b.ops()) {
-    for (size_t r = 0; r < o->numRegions(); ++r)
-      for (const auto &blk : o->region(r)->blocks)
-        collectAssumes(*blk);
-    const Operation *cmp = o->is("llvm.intr.assume") ? o->operand(0)->def : nullptr;
-    if (!cmp || !cmp->is("arith.cmpi") || cmp->operand(0)->type.isTensor())
-      continue;
-    // sge 5, sgt 4: x on the left; sle 3, slt 2: x on the right
-    int64_t p = cmp->intAttr("predicate"), c;
-    const Value *x = nullptr;
-    if ((p == 5 || p == 4) && constant(cmp->operand(1), c) && c >= (p == 5 ? 0 : -1))
-      x = cmp->operand(0);
-    else if ((p == 3 || p == 2) && constant(cmp->operand(0), c) && c >= (p == 3 ? 0 : -1))
-      x = cmp->operand(1);
-    const Block *xb = x ? (x->def ? x->def->parentBlock() : x->ownerBlock) : nullptr;
-    if (x && x->type.isInt() && xb == &b)
-      index_.nonNegative.insert(x);
-  }
 }
 
 Value *Converter::get(const Value *v) {

@@ -12,9 +12,6 @@
 namespace tt::tile_conv {
 
 void Converter::forOp(const Operation &o) {
-  auto here = b_.saveInsertionPoint();
-  loopAnchors_[&o] = {here.block,
-                      here.pos == here.block->ops().begin() ? nullptr : std::prev(here.pos)->get()};
   std::vector<const Operation *> planned;
   std::vector<IndexCond> conds;
   if (opts_.raiseViews && opts_.indexViews)
@@ -55,7 +52,6 @@ void Converter::forOp(const Operation &o) {
     indexPlans_.erase(a);
     gatherOnly_.erase(a);
   }
-  loopAnchors_.erase(&o);
 }
 
 std::vector<Value *> Converter::loop(const Operation &o) {

@@ -1,10 +1,8 @@
 // convert-ttir-to-tile, the tile-index form (index_views.h): one view per tensor made at the
-// kernel's top level (or just before its loop, IndexPlan::anchorLoop), accessed at
-// coordinate / block.
+// kernel's top level, accessed at coordinate / block.
 
 #include <cmath>
 #include <cstdlib>
-#include <tuple>
 
 #include "conversion/ttir_to_tile/converter.h"
 #include "ir/op_registry.h"
@@ -51,18 +49,10 @@ Value *Converter::indexView(const IndexPlan &p, Type elem, Padding pad) {
   if (it != indexViews_.end())
     return it->second;
   auto ip = b_.saveInsertionPoint();
-  Block *block = topBlock_;
-  Operation *anchor = topAnchor_;
-  if (p.anchorLoop) {
-    auto at = loopAnchors_.find(p.anchorLoop);
-    if (at == loopAnchors_.end())
-      throw Unsupported{"internal: a loop-anchored view outside its loop's conversion"};
-    std::tie(block, anchor) = at->second;
-  }
-  if (anchor)
-    b_.setInsertionPointAfter(anchor);
+  if (topAnchor_)
+    b_.setInsertionPointAfter(topAnchor_);
   else
-    b_.restoreInsertionPoint({block, block->ops().begin()});
+    b_.restoreInsertionPoint({topBlock_, topBlock_->ops().begin()});
   std::vector<ViewDim> dims(p.tile.size());
   int64_t c;
   for (size_t d = 0; d < p.tile.size(); ++d) {

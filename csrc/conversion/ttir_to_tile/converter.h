@@ -131,7 +131,6 @@ private:
 
   void op(const Operation &o);
   void scalarHint(const Operation &o); // tl.multiple_of on a scalar: an assume
-  void collectAssumes(const Block &b); // tl.assume(x >= 0): IndexContext::nonNegative
 
   using Handler = std::function<void(Converter &, const Operation &)>;
   static const std::unordered_map<std::string, Handler> &handlers();
@@ -519,9 +518,6 @@ private:
   std::unique_ptr<LaunchGuard> guard_;               // loops whose conditions the host decides
   Block *topBlock_ = nullptr;
   Operation *topAnchor_ = nullptr;
-  // Per scf.for being converted: its block and the op before it (null: the block's start),
-  // where its loop-anchored views go (IndexPlan::anchorLoop).
-  std::unordered_map<const Operation *, std::pair<Block *, Operation *>> loopAnchors_;
 };
 
 } // namespace tt::tile_conv

@@ -224,26 +224,15 @@ public:
     return allLeaves(p, [&](const Value *v) { return blockOf(v) == ctx_.top; });
   }
 
-  // Values defined outside the loop: they exist before it (in a block around it), the same
-  // in every iteration.
-  bool beforeLoop(const Poly &p) const {
-    return allLeaves(p, [&](const Value *v) { return invariant(v); });
-  }
-
   // Builds the conditions of `plan` and decides where they are checked; false when the plan
   // can never hold.
   bool finish(IndexPlan &plan, std::vector<IndexCond> conds, std::string &why) {
-    std::vector<Poly> parts = {leaf(plan.base)};
-    parts.insert(parts.end(), plan.strides.begin(), plan.strides.end());
-    parts.insert(parts.end(), plan.extents.begin(), plan.extents.end());
-    auto before = [&](const Poly &p) { return beforeLoop(p); };
-    if (!std::all_of(parts.begin(), parts.end(), before)) {
-      why = "the tensor's base, strides or extents vary inside the loop";
+    auto top = [&](const Poly &p) { return topLevel(p); };
+    if (!topLevel(leaf(plan.base)) || !std::all_of(plan.strides.begin(), plan.strides.end(), top) ||
+        !std::all_of(plan.extents.begin(), plan.extents.end(), top)) {
+      why = "the tensor's base, strides or extents vary inside the kernel";
       return false;
     }
-    auto top = [&](const Poly &p) { return topLevel(p); };
-    if (!std::all_of(parts.begin(), parts.end(), top))
-      plan.anchorLoop = &loop_;
     for (size_t d = 0; d < plan.tile.size(); ++d) {
       const Poly &o = plan.coords[d];
       conds.push_back({polyConst(0), o, 0});
@@ -272,8 +261,6 @@ public:
         plan.conds.push_back(c);
     }
     std::string key = "v" + std::to_string(plan.base->id);
-    if (plan.anchorLoop) // one view per loop: made where only that loop can see it
-      key += "@" + std::to_string(reinterpret_cast<uintptr_t>(plan.anchorLoop));
     for (size_t d = 0; d < plan.tile.size(); ++d)
       key += "|" + std::to_string(plan.tile[d]) + ":" + polyKey(plan.strides[d]) + ":" +
              polyKey(plan.extents[d]);
@@ -289,16 +276,16 @@ private:
 
 public:
   // An extent that every coordinate `o` the loop reaches stays below, less B: o + B when o is
-  // defined before the loop, a * (ub - 1) + r + B when o = a * iv + r (a > 0).
+  // a top-level value, a * (ub - 1) + r + B when o = a * iv + r (a > 0).
   bool reachExtent(const Poly &o, int64_t b, Poly &e) {
-    if (beforeLoop(o)) {
+    if (topLevel(o)) {
       e = polyAdd(o, polyConst(b));
       return true;
     }
     int64_t a;
     Poly r;
     Poly ub = polys.of(loop_.operand(1));
-    if (!splitIv(o, a, r) || a <= 0 || !beforeLoop(r) || !beforeLoop(ub))
+    if (!splitIv(o, a, r) || a <= 0 || !topLevel(r) || !topLevel(ub))
       return false;
     e = polyAdd(polyAdd(polyScale(ub, a), r), polyConst(b - a));
     return true;
@@ -386,8 +373,6 @@ private:
   }
 
   bool nonNegative(const Value *v) {
-    if (ctx_.nonNegative.count(v))
-      return true;
     const Operation *d = v->def;
     if (d)
       return d->is("tt.get_program_id") || d->is("tt.get_num_programs");

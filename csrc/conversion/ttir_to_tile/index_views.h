@@ -24,18 +24,13 @@
 // statically where the algebra allows, else checked at run time: once before the loop when
 // coord = a * iv + r with a constant and r, lb, ub, step invariant in the loop (the loop is
 // versioned: the other version uses the general form), else at the access itself.
-// Where base, strides or extents are defined inside control flow around the loop (values a
-// persistent kernel reads per tile from memory), the view is made just before the loop
-// instead, once per run of it (IndexPlan::anchorLoop); every such value is then one the loop
-// does not define. Known limits: accesses whose innermost loop is a while loop, and offsets
-// that do not split by the strides (two constant strides, a stride that is a sum) keep the
-// general form; a row offset of a 1-D access must be a product with kernel arguments.
+// Known limits: accesses whose innermost loop is a while loop, and offsets that do not split
+// by the strides (two constant strides, a stride that is a sum) keep the general form.
 #pragma once
 
 #include <algorithm>
 #include <map>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -80,11 +75,7 @@ struct IndexPlan {
   std::vector<IndexCond> conds; // runtime conditions still needed
   bool hoisted = false;         // conds are invariant in the loop: check them before it
   int64_t strideAlign = 1;      // dynamic strides are multiples of this (descriptors)
-  // Where the view is made: the kernel's top level (null), or just before this loop when
-  // base, strides or extents are defined inside the kernel's control flow around it (a
-  // pointer and strides read from a table in a persistent kernel's tile loop).
-  const Operation *anchorLoop = nullptr;
-  std::string key; // equal keys share one view
+  std::string key;              // equal keys share one view
 };
 
 // The TTIR facts the analysis needs: the kernel's top-level block (values that may be used by
@@ -93,9 +84,6 @@ struct IndexPlan {
 struct IndexContext {
   const Block *top = nullptr;
   std::map<const Value *, int64_t> intDivisibility;
-  // Scalars `tl.assume` states are >= 0 (Converter::collectAssumes), beside what the planner
-  // proves itself (program ids, induction variables from a non-negative start).
-  std::set<const Value *> nonNegative;
 };
 
 // A dynamic stride that is not an i32 value (a descriptor's i64 stride, a product) reaches the
