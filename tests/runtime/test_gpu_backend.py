@@ -266,6 +266,33 @@ def test_launch_guard_decides_loop_conditions_for_the_whole_grid(monkeypatch, ca
     assert not p._guard.holds((4, 1, 1), flat(k_loop=K + bk) + [4])
 
 
+@triton.jit
+def _row_block_kernel(x_ptr, y_ptr, n_rows, ROWS: tl.constexpr):
+    rows = tl.program_id(0) * ROWS + tl.arange(0, ROWS)
+    offs = rows[:, None] * 16 + tl.arange(0, 16)[None, :]
+    x = tl.load(x_ptr + offs, mask=rows[:, None] < n_rows, other=0.0)
+    tl.store(y_ptr + offs, x * 2, mask=rows[:, None] < n_rows)
+
+
+def test_launch_guard_drops_the_branch_of_a_box_the_grid_never_empties(monkeypatch, cache_dir,
+                                                                     gpu_machine):
+    """A program's rows `n - pid * ROWS` may be empty as far as the kernel can tell, so each
+    view access sits in a branch; over a grid of cdiv(n, ROWS) programs none is, which the host
+    decides: the kernel it launches then accesses unbranched, the general one keeps both."""
+    _compile_examples_with_stand_in_cubins(monkeypatch)
+    n, rows = 100, 32
+    x, y = (triton.MockTensor(np.float32, (n, 16)) for _ in range(2))
+    grid = triton.cdiv(n, rows)
+    k = _row_block_kernel.warmup(x, y, n, ROWS=rows, grid=(grid,))
+    assert k.metadata.path == "tile" and "guard" in k.asm
+    fast, general = k.asm["tileir"], k.asm["tileir_general"]
+    assert " if " not in fast and "load_view_tko" in fast and "store_view_tko" in fast
+    assert general.count(" if ") == 2
+    assert k._guard.holds((grid, 1, 1), [0, 0, n])
+    assert not k._guard.holds((grid + 1, 1, 1), [0, 0, n])  # a program past the last row
+    assert not k._guard.holds((grid, 1, 1), [0, 0, n - rows])
+
+
 def test_launch_guard_intervals_never_claim_more_than_the_executor(monkeypatch, cache_dir,
                                                                   gpu_machine):
     """The interval pre-check (backends/launch_guard.py) decides common launches without the

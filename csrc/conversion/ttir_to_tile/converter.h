@@ -239,6 +239,7 @@ private:
   // Builds the partition view of a plan; `guard` is set to the i1 "some lane is inside"
   // condition when an extent is dynamic (Tile IR requires index 0 to be inside the view).
   Value *makeView(const ViewPlan &plan, Type elem, Padding padding, Value *&guard);
+  Value *accessGuard(const Operation &o, const ViewPlan &plan, Value *guard);
 
   // One dimension of a view: a static extent/stride, or a dynamic value (kDynamic).
   struct ViewDim {

@@ -214,6 +214,15 @@ int64_t pow2Part(int64_t c) {
   return c & -c;
 }
 
+} // namespace
+
+Poly polyOf(const SExprPtr &e) {
+  PolyBuilder b;
+  return b.of(e);
+}
+
+namespace {
+
 class Planner {
 public:
   Planner(const Operation &loop, const IndexContext &ctx) : loop_(loop), ctx_(ctx) {}

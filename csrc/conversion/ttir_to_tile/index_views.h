@@ -56,6 +56,9 @@ struct Poly {
 };
 
 Poly polyConst(int64_t c);
+// A raise_views expression as a polynomial (integer arithmetic expanded, loop-carried scalars
+// in closed form).
+Poly polyOf(const SExprPtr &e);
 Poly polyAdd(const Poly &a, const Poly &b);
 Poly polyMul(const Poly &a, const Poly &b);
 Poly polyScale(const Poly &a, int64_t c);

@@ -12,6 +12,12 @@
 // kernel compiled with each such loop's other version empty (`if (conds) { loop } else { initial
 // values }`, still memory-safe if the host were wrong), or, when the flag is clear, the kernel
 // with both versions.
+// The same holds for a view access outside the tile-index form whose box may be empty (a
+// masked dimension's extent `bound - c` not known positive): the kernel compiled with the
+// guard accesses it unbranched (Converter::accessGuard), the other kernel keeps its branch.
+// Its conditions are evaluated like a loop's, the access standing for the loop. Unlike a
+// loop's, this form relies on the host: an empty box accessed unbranched is undefined in Tile
+// IR (its view has extent 0; on sm_90 TMA fills such boxes and bounds-checked loads skip them).
 //
 // Rules. A condition's leaves may be: integer kernel arguments; the induction variable of an
 // scf.for around the loop whose bounds are allowed; results of pure scalar integer ops
@@ -38,7 +44,8 @@ class LaunchGuard {
 public:
   explicit LaunchGuard(const Block &top) : top_(top) {}
 
-  // Whether the host can decide `conds` (checked before `loop`) for the whole grid.
+  // Whether the host can decide `conds` (checked before `loop`, a loop or an access) for the
+  // whole grid.
   bool accepts(const Operation &loop, const std::vector<IndexCond> &conds) const;
   void add(const Operation &loop, const std::vector<IndexCond> &conds);
   bool empty() const { return loops_.empty(); }
