@@ -293,6 +293,27 @@ def test_launch_guard_drops_the_branch_of_a_box_the_grid_never_empties(monkeypat
     assert not k._guard.holds((grid, 1, 1), [0, 0, n - rows])
 
 
+@triton.jit
+def _row_block_constexpr_first_kernel(x_ptr, ROWS: tl.constexpr, y_ptr, n_rows):
+    rows = tl.program_id(0) * ROWS + tl.arange(0, ROWS)
+    x = tl.load(x_ptr + rows, mask=rows < n_rows, other=0.0)
+    tl.store(y_ptr + rows, x + 1, mask=rows < n_rows)
+
+
+def test_launch_reads_the_guards_arguments_past_constexprs(monkeypatch, cache_dir, gpu_machine):
+    """A launch hands the guard its argument values picked from the runtime list, where a
+    constexpr before them still holds its place (the guard's indices count TTIR arguments)."""
+    from triton_tile.runtime import specialize as sp
+
+    _compile_examples_with_stand_in_cubins(monkeypatch)
+    x, y = (triton.MockTensor(np.float32, (100,)) for _ in range(2))
+    k = _row_block_constexpr_first_kernel.warmup(x, 32, y, 100, grid=(4,))
+    assert k._guard is not None and k._guard.args == (2,)
+    runtime = ["x", sp.CONSTEXPR, "y", 100]
+    assert k._guard_values(runtime) == (100,)
+    assert k._guard.holds_for((4, 1, 1), (100,)) and not k._guard.holds_for((5, 1, 1), (100,))
+
+
 def test_launch_guard_intervals_never_claim_more_than_the_executor(monkeypatch, cache_dir,
                                                                   gpu_machine):
     """The interval pre-check (backends/launch_guard.py) decides common launches without the

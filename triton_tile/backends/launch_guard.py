@@ -205,12 +205,17 @@ class LaunchGuard:
         self.executor_runs = 0  # decisions the intervals left to the executor
 
     def holds(self, grid, flat) -> bool:
-        grid = tuple(int(g) for g in grid)
-        values = tuple(int(flat[i]) for i in self.args)
+        return self.holds_for(tuple(int(g) for g in grid),
+                              tuple(int(flat[i]) for i in self.args))
+
+    def holds_for(self, grid: tuple, values: tuple) -> bool:
+        """holds() on a grid of 3 ints and the guard's argument values as ints, in
+        `self.args` order: the launch path's form (every masked access of a kernel may have a
+        guard, so a cached decision must cost little more than a dict lookup)."""
         key = (grid, values)
         ok = self._decided.get(key)
         if ok is None:
-            ok = self._decide(grid, values)
+            ok = self._decide(grid, tuple(int(v) for v in values))
             with self._lock:
                 if len(self._decided) >= self.MAX_CACHED:  # the oldest decision goes
                     self._decided.pop(next(iter(self._decided)), None)

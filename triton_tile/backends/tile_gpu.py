@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import operator
 import os
 import sys
 import tempfile
@@ -313,6 +314,16 @@ class TileGPUKernel(cc.CompiledKernel):
         self._general: Dict[int, object] = {}  # device -> the kernel with both loop versions
         self._fallback: Dict[int, object] = {}  # device -> PTX kernel, where the driver refuses
         self._guard = LaunchGuard(self.name, asm["guard"]) if "guard" in asm else None
+        # The guard's argument values straight from the runtime list (as is: constexprs in
+        # place, so its TTIR argument indices shift), else from the flattened list.
+        self._guard_values = None
+        if self._guard is not None:
+            idx = list(self._guard.args)
+            if self._as_is:
+                kept = [i for i, t in enumerate(spec.param_types) if t != "constexpr"]
+                idx = [kept[i] for i in idx]
+            pick = operator.itemgetter(*idx) if idx else (lambda _: ())
+            self._guard_values = pick if len(idx) != 1 else (lambda xs, p=pick: (p(xs),))
         # Future of the general cubin while it compiles in the background (compile_kernel).
         self.general_cubin = None
         self.general_launches = 0  # launches the guard sent to the kernel with both versions
@@ -347,11 +358,11 @@ class TileGPUKernel(cc.CompiledKernel):
                                                                    asm=self.asm)
         return kernel
 
-    def _pick(self, device: int, grid, flat):
+    def _pick(self, device: int, grid: tuple, values: tuple):
         """The kernel for this launch: the one with empty other versions where the guard holds
-        for the whole grid, else the one with both."""
+        for the whole grid (3 ints) and the guard's argument `values`, else the one with both."""
         kernel = self._cuda[device]
-        if self._guard is None or self._guard.holds(grid, flat):
+        if self._guard.holds_for(grid, values):
             return kernel
         self.general_launches += 1  # (a statistic: not exact under concurrent launches)
         general = self._general.get(device)
@@ -381,11 +392,9 @@ class TileGPUKernel(cc.CompiledKernel):
             if buf.device in self._fallback:
                 kernel.launch_device(grid, runtime, buf, bound, opt_kw)
                 return
-        # (the guard reads the flattened values too: flatten once)
-        flat = None if self._as_is and self._guard is None else sp.flatten_runtime(runtime)
-        args = runtime if self._as_is else flat
+        args = runtime if self._as_is else sp.flatten_runtime(runtime)
         if self._guard is not None:
-            kernel = self._pick(buf.device, grid, flat)
+            kernel = self._pick(buf.device, grid, self._guard_values(args))
         kernel.launch(grid[0], grid[1], grid[2], stream_of(buf), args)
 
     def launch(self, grid, args) -> None:
@@ -415,11 +424,10 @@ class TileGPUKernel(cc.CompiledKernel):
             if buf.device in self._fallback:
                 raise RuntimeError(f"{self.name}: the driver rejects this cubin; launch through "
                                    "the @jit function to run it on the PTX path")
-            flat = None if self._as_is and self._guard is None else sp.flatten_runtime(vals)
+            args = vals if self._as_is else sp.flatten_runtime(vals)
             if self._guard is not None:
-                kernel = self._pick(buf.device, grid3, flat)
-            kernel.launch(*grid3, stream if stream is not None else stream_of(buf),
-                          vals if self._as_is else flat)
+                kernel = self._pick(buf.device, grid3, self._guard_values(args))
+            kernel.launch(*grid3, stream if stream is not None else stream_of(buf), args)
             return self
 
         return runner
