@@ -267,25 +267,38 @@ def _direct_entry(twin, stock) -> tuple:
     return twin, stock, c_launch, coop, pdl, launcher, stock.function, stock.packed_metadata
 
 
-def _direct_args(bound: tuple, runtime: list, device: int) -> Optional[list]:
+def _direct_plan(param_types) -> Optional[tuple]:
+    """Where a direct launch's arguments come from, per parameter type of our specialization:
+    (pointer indices, scalar indices), or None with tuple or descriptor parameters (those take
+    stock's run)."""
+    ptrs, scalars = [], []
+    for i, t in enumerate(param_types):
+        if not isinstance(t, str) or t.startswith("tensordesc"):
+            return None
+        if t.startswith("*"):
+            ptrs.append(i)
+        elif t != "constexpr":
+            scalars.append(i)
+    return tuple(ptrs), tuple(scalars)
+
+
+def _direct_args(plan: tuple, bound: tuple, runtime: list, device: int) -> Optional[list]:
     """The launcher's arguments from what our specializer found, or None where a direct launch
     does not apply. A torch tensor passes as its device address, which stock's launcher takes
     as it is; given the tensor it would call `data_ptr()` and ask the driver
     (cuPointerGetAttribute) whether the address is device memory, which the specializer has
     already established. Scalars pass as the specializer normalized them, constexprs as bound
-    (the launcher skips them). Other owners' arrays launch on their own stream, tuples and
-    descriptors take stock's run."""
+    (the launcher skips them). Other owners' arrays launch on their own stream, and a pointer
+    parameter given None takes stock's run."""
+    ptrs, scalars = plan
     args = list(bound)
-    for i, rt in enumerate(runtime):
-        t = type(rt)
-        if t is sp.DeviceBuffer:
-            if rt.owner != "torch" or rt.device != device:
-                return None
-            args[i] = rt.ptr
-        elif t is int or t is float:
-            args[i] = rt
-        elif rt is not sp.CONSTEXPR:
+    for i in ptrs:
+        rt = runtime[i]
+        if type(rt) is not sp.DeviceBuffer or rt.owner != "torch" or rt.device != device:
             return None
+        args[i] = rt.ptr
+    for i in scalars:
+        args[i] = runtime[i]
     return args
 
 
@@ -359,6 +372,7 @@ class PTXGPUKernel(cc.CompiledKernel):
         md.update(path="ptx", target=arch)
         self._stock = None  # stock Triton's CompiledKernel of the last launch
         self._direct = {}  # device -> _direct_entry(...)
+        self._direct_plan = _direct_plan(spec.param_types)
         super().__init__(jit_fn.__name__, dict(asm or {}), md, None, spec.param_types)
         self._jit_fn = jit_fn
 
@@ -380,23 +394,14 @@ class PTXGPUKernel(cc.CompiledKernel):
         jit_fn = self._jit_fn
         direct = self._direct.get(buf.device)
         if direct is not None and direct[0] is current_twin(jit_fn):
-            args = _direct_args(bound, runtime, buf.device)
+            plan = self._direct_plan
+            args = None if plan is None else _direct_args(plan, bound, runtime, buf.device)
             if args is not None:
-                _, stock, c_launch, coop, pdl, launcher, function, packed = direct
-                hooks = sys.modules["triton"].knobs.runtime
-                enter, leave = _hook(hooks.launch_enter_hook), _hook(hooks.launch_exit_hook)
-                torch_c = sys.modules["torch"]._C
-                with _HERE if torch_c._cuda_getDevice() == buf.device else \
-                        on_device(buf.device):
-                    stream = torch_c._cuda_getCurrentRawStream(buf.device)
-                    meta = None if enter is None and leave is None else \
-                        stock.launch_metadata(grid, stream, *jit_fn._stock_args(bound))
-                    if c_launch is not None:
-                        c_launch(grid[0], grid[1], grid[2], stream, function, coop, pdl, None,
-                                 None, packed, meta, enter, leave, *args)
-                    else:
-                        launcher(grid[0], grid[1], grid[2], stream, function, packed, meta,
-                                 enter, leave, *args)
+                if sys.modules["torch"]._C._cuda_getDevice() == buf.device:
+                    self._direct_launch(direct, grid, buf.device, bound, args)
+                else:
+                    with on_device(buf.device):
+                        self._direct_launch(direct, grid, buf.device, bound, args)
                 return
         with on_device(buf.device):
             self._stock = stock = launch_stock(jit_fn, grid, bound, opt_kw)
@@ -405,6 +410,21 @@ class PTXGPUKernel(cc.CompiledKernel):
                 self._direct[buf.device] = _direct_entry(current_twin(jit_fn), stock)
             except AttributeError:  # not a CompiledKernel we know: stock's run every time
                 pass
+
+    def _direct_launch(self, direct, grid, device, bound, args) -> None:
+        """The launch stock's run would make of `direct`'s kernel, on the current device."""
+        _, stock, c_launch, coop, pdl, launcher, function, packed = direct
+        hooks = sys.modules["triton"].knobs.runtime
+        enter, leave = _hook(hooks.launch_enter_hook), _hook(hooks.launch_exit_hook)
+        stream = sys.modules["torch"]._C._cuda_getCurrentRawStream(device)
+        meta = None if enter is None and leave is None else \
+            stock.launch_metadata(grid, stream, *self._jit_fn._stock_args(bound))
+        if c_launch is not None:
+            c_launch(grid[0], grid[1], grid[2], stream, function, coop, pdl, None, None, packed,
+                     meta, enter, leave, *args)
+        else:
+            launcher(grid[0], grid[1], grid[2], stream, function, packed, meta, enter, leave,
+                     *args)
 
     def warmup_device(self, grid, buf, bound, opt_kw) -> None:
         """`kernel.warmup(...)` on CUDA arrays: stock Triton compiles (ttgir, llir, ptx,
