@@ -625,11 +625,12 @@ def _block_params(kernel: Kernel) -> List[str]:
 
 def _dot_metas(kernel: Kernel, constexprs: Dict[str, Any]) -> List[Dict[str, Any]]:
     """Block shapes for a dot kernel beyond its own configs (M x N x K): the small GEMMs'
-    winners 64x64x32 and 128x64x32 (512^3 and 1024^3 on the H100, 2026-11-25 `--versus`),
-    then larger blocks 128x64x64, 128x128x64, 256x128x64."""
-    picks = {"M": (64, 128, 128, 128, 256), "N": (64, 64, 64, 128, 128),
-             "K": (32, 32, 64, 64, 64)}
-    larger = [{} for _ in range(5)]
+    winners 64x64x32 and 128x64x32 (512^3 and 1024^3 on the H100, 2026-11-25 `--versus`) and
+    64x256x32 (1024^3 on an H200, benchmarks/RESULTS.md, session 10), then larger blocks
+    128x64x64, 128x128x64, 256x128x64."""
+    picks = {"M": (64, 128, 64, 128, 128, 256), "N": (64, 64, 256, 64, 128, 128),
+             "K": (32, 32, 32, 64, 64, 64)}
+    larger = [{} for _ in range(len(picks["M"]))]
     for name in _block_params(kernel):
         last = name.upper().rstrip("_0123456789")[-1:]
         for i, meta in enumerate(larger):
