@@ -5,9 +5,9 @@
 // one 16-wide row of B. A dot's tiles are small (64x64x32 is typical) and were just loaded into
 // contiguous registers, so B's rows are already the packed panel a BLAS would build, and the
 // whole problem sits in L1/L2: no packing is needed. Eigen's GEMM packs both operands on every
-// call, and at these sizes that and its blocking cost a sixth of the time (the numbers are in
-// benchmarks/RESULTS.md, "CPU matmul: a GEMM kernel for the dot's tiles"). Each element of D
-// accumulates its K products in order with FMA.
+// call; with it the CPU matmul ran 4-13% slower on the Tile path (benchmarks/RESULTS.md,
+// "session 10: CPU matmul with our own GEMM kernel"). Each element of D accumulates its K
+// products in order with FMA.
 //
 // Elsewhere (f64, or a build without AVX2) Eigen when the build has it, else a blocked loop.
 #include "exec/kernels/gemm.h"
