@@ -430,7 +430,13 @@ TUNE = {"vector add fp32": [{"BLOCK_SIZE": 2048}, {"BLOCK_SIZE": 4096, "num_warp
 _MM_TILE = [dict(BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, num_warps=8, num_stages=st, occupancy=1)
             for st in (3, 4)] + [dict(BLOCK_M=256, BLOCK_N=128, BLOCK_K=64, num_warps=8,
                                       num_stages=3, occupancy=1)]
-TILE_ONLY = {"matmul fp16": _MM_TILE, "matmul bf16": _MM_TILE}
+# Attention backward's 128-key blocks (two 128-row fp32 accumulators, dK and dV) run at
+# 80-138 TFLOP/s on the Tile path where stock Triton runs them at 337-371 (H200); one CTA per
+# SM, tried here, does not help (80 and 95 TFLOP/s, 2026-11-26): kept as evidence.
+_ATTN_BWD_TILE = [dict(BLOCK_M1=m1, BLOCK_N1=128, BLOCK_M2=128, BLOCK_N2=n2, num_warps=8,
+                       num_stages=3, occupancy=1) for m1, n2 in ((64, 64), (32, 32))]
+TILE_ONLY = {"matmul fp16": _MM_TILE, "matmul bf16": _MM_TILE,
+             "attention bwd fp16": _ATTN_BWD_TILE}
 _NORM = [dict(num_warps=w, num_stages=st) for w in (4, 8, 16) for st in (1, 2, 3)]
 STOCK_ONLY = {"softmax fp16": _NORM, "softmax bf16": _NORM, "layer norm fp16": _NORM,
               "matmul TMA fp16": [dict(num_warps=4, num_stages=4), dict(num_stages=4)],
