@@ -431,10 +431,15 @@ _MM_TILE = [dict(BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, num_warps=8, num_stages=s
             for st in (3, 4)] + [dict(BLOCK_M=256, BLOCK_N=128, BLOCK_K=64, num_warps=8,
                                       num_stages=3, occupancy=1)]
 # Attention backward's 128-key blocks (two 128-row fp32 accumulators, dK and dV) run at
-# 80-138 TFLOP/s on the Tile path where stock Triton runs them at 337-371 (H200); one CTA per
-# SM, tried here, does not help (80 and 95 TFLOP/s, 2026-11-26): kept as evidence.
+# 80-138 TFLOP/s on the Tile path where stock Triton runs them at 337-371 (H200). ncu at
+# 64/128/128/64: 384 threads at 168 registers and 1.17e9 local spill requests (34.3 ms; stock:
+# 256 threads, 255 registers, 7.0 ms). One CTA per SM does not help (80 and 95 TFLOP/s); the
+# launch's 8 warps as worker warps (TRITON_TILE_WORKER_WARPS) leave no spills (7.17 ms, 367
+# TFLOP/s), and since the conversion gives them to a loop of several dots by default, the
+# plain configs above run so too (362; these entries stay as the knobs' record).
 _ATTN_BWD_TILE = [dict(BLOCK_M1=m1, BLOCK_N1=128, BLOCK_M2=128, BLOCK_N2=n2, num_warps=8,
-                       num_stages=3, occupancy=1) for m1, n2 in ((64, 64), (32, 32))]
+                       num_stages=3, **knob) for m1, n2 in ((64, 64), (32, 32))
+                  for knob in ({"occupancy": 1}, WORKER_WARPS)]
 TILE_ONLY = {"matmul fp16": _MM_TILE, "matmul bf16": _MM_TILE,
              "attention bwd fp16": _ATTN_BWD_TILE}
 _NORM = [dict(num_warps=w, num_stages=st) for w in (4, 8, 16) for st in (1, 2, 3)]
@@ -569,14 +574,16 @@ def _tuned(case: Case, configs, launch, side: str) -> List[dict]:
     and left out (a tile too large for shared memory, say), never the whole case."""
     runs = []
     for extra in configs:
-        meta = dict(case.meta, **extra)
+        meta = dict(case.meta, **{k: v for k, v in extra.items() if k != "env"})
         try:
-            r = _measure(case, lambda m=meta: launch(m, _grid(case, m)))
+            with _Env(extra.get("env", {})):  # a Tile knob that is an environment variable
+                r = _measure(case, lambda m=meta: launch(m, _grid(case, m)))
         except Exception as e:
             print(f"  {side} {case.name} {case.label} {extra}: {type(e).__name__}: "
                   f"{str(e).splitlines()[0][:120] if str(e) else ''}", file=sys.stderr, flush=True)
             continue
-        r["config"] = ",".join(f"{k}={v}" for k, v in extra.items())
+        r["config"] = ",".join([f"{k}={v}" for k, v in extra.items() if k != "env"] + (
+            [_config_name({"env": extra["env"]})] if "env" in extra else []))
         print(f"  {side} {case.name} {case.label} {r['config']}: {r['value']:.1f} {case.unit}"
               f"{'' if r['ok'] else ' WRONG'}", file=sys.stderr, flush=True)
         runs.append(r)

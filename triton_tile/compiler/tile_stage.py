@@ -49,8 +49,8 @@ def default_occupancy(ttir_text: str) -> int:
 # Tile IR's num_worker_warps_per_cta (4 or 8; NVIDIA's 13.4 backend forwards num_warps so).
 # Measured on an H200 (docs/gpu_perf_notes.md): num_warps=8 as 8 worker warps makes attention
 # 1.7x and a persistent matmul 15x faster, and a plain matmul 1.4x slower, so by default
-# (TileOptions.worker_warps_auto) the conversion gives it to kernels with reductions or with a
-# dot in nested loops.
+# (TileOptions.worker_warps_auto) the conversion gives it to kernels with reductions, with a
+# dot in nested loops or with a loop of several dots (attention backward).
 def worker_warps(options) -> int:
     return 0 if knobs.worker_warps == "off" else (8 if options.num_warps >= 8 else 4)
 

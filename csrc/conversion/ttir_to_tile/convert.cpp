@@ -109,10 +109,21 @@ Attrs Converter::floatMods(Type t, bool rounding, bool approxable) {
   return a;
 }
 
+// The tt.dot ops in `op`'s regions, loops inside it included.
+static int dotsIn(const Operation &op) {
+  int n = 0;
+  for (size_t r = 0; r < op.numRegions(); ++r)
+    for (const auto &b : op.region(r)->blocks)
+      for (const auto &o : b->ops())
+        n += (o->is("tt.dot") ? 1 : 0) + dotsIn(*o);
+  return n;
+}
+
 bool Converter::wantsWorkerWarps(const Operation &op, int loops) {
-  if (op.is("tt.reduce") || (op.is("tt.dot") && loops >= 2))
+  const bool loop = op.is("scf.for") || op.is("scf.while");
+  if (op.is("tt.reduce") || (op.is("tt.dot") && loops >= 2) || (loop && dotsIn(op) >= 2))
     return true;
-  int inner = loops + (op.is("scf.for") || op.is("scf.while"));
+  int inner = loops + loop;
   for (size_t r = 0; r < op.numRegions(); ++r)
     for (const auto &b : op.region(r)->blocks)
       for (const auto &o : b->ops())

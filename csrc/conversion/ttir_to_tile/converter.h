@@ -100,8 +100,10 @@ private:
     return u == std::string::npos ? 0 : std::atoi(opts_.arch.c_str() + u + 1);
   }
 
-  // Does the kernel profit from num_worker_warps_per_cta? Reductions and dots in nested loops
-  // did (attention 1.7x, a persistent matmul 15x); a plain matmul lost 1.4x.
+  // Does the kernel profit from num_worker_warps_per_cta? Reductions, dots in nested loops and
+  // loops with several dots did (attention 1.7x, a persistent matmul 15x; attention backward,
+  // four dots a loop at 128-key blocks, 80 -> 367 TFLOP/s: its 168 registers a thread spilled
+  // without); a plain matmul, one dot a loop, lost 1.4x (H200, benchmarks/RESULTS.md).
   static bool wantsWorkerWarps(const Operation &op, int loops);
 
   Attribute entryHints(const Operation &func);
