@@ -282,19 +282,20 @@ def _direct_plan(param_types) -> Optional[tuple]:
     return tuple(ptrs), tuple(scalars)
 
 
-def _direct_args(plan: tuple, bound: tuple, runtime: list, device: int) -> Optional[list]:
+def _direct_args(plan: tuple, bound: tuple, runtime: list) -> Optional[list]:
     """The launcher's arguments from what our specializer found, or None where a direct launch
     does not apply. A torch tensor passes as its device address, which stock's launcher takes
     as it is; given the tensor it would call `data_ptr()` and ask the driver
     (cuPointerGetAttribute) whether the address is device memory, which the specializer has
-    already established. Scalars pass as the specializer normalized them, constexprs as bound
-    (the launcher skips them). Other owners' arrays launch on their own stream, and a pointer
-    parameter given None takes stock's run."""
+    already established (and that every buffer is on the launch's device: it raises on two).
+    Scalars pass as the specializer normalized them, constexprs as bound (the launcher skips
+    them). Other owners' arrays launch on their own stream, and a pointer parameter given None
+    takes stock's run."""
     ptrs, scalars = plan
     args = list(bound)
     for i in ptrs:
         rt = runtime[i]
-        if type(rt) is not sp.DeviceBuffer or rt.owner != "torch" or rt.device != device:
+        if type(rt) is not sp.DeviceBuffer or rt.owner != "torch":
             return None
         args[i] = rt.ptr
     for i in scalars:
@@ -395,7 +396,7 @@ class PTXGPUKernel(cc.CompiledKernel):
         direct = self._direct.get(buf.device)
         if direct is not None and direct[0] is current_twin(jit_fn):
             plan = self._direct_plan
-            args = None if plan is None else _direct_args(plan, bound, runtime, buf.device)
+            args = None if plan is None else _direct_args(plan, bound, runtime)
             if args is not None:
                 if sys.modules["torch"]._C._cuda_getDevice() == buf.device:
                     self._direct_launch(direct, grid, buf.device, bound, args)
