@@ -93,7 +93,7 @@ def _check_configs(source: str):
 # the tuner finds the winners).
 MEASURED_WINNERS = {"dot-related": {1, 2}, "norm-like": {4, 8, 16}}
 # Block shapes (M, N, K) that won the small GEMMs: 512^3 and 1024^3 on an H100 (2026-11-25),
-# 1024^3 on an H200 (64x256x32, 2026-11-26 session 10).
+# 1024^3 on an H200 (64x256x32, 2026-11-26).
 MEASURED_DOT_BLOCKS = {(64, 64, 32), (128, 64, 32), (64, 256, 32)}
 
 

@@ -626,7 +626,7 @@ def _block_params(kernel: Kernel) -> List[str]:
 def _dot_metas(kernel: Kernel, constexprs: Dict[str, Any]) -> List[Dict[str, Any]]:
     """Block shapes for a dot kernel beyond its own configs (M x N x K): the small GEMMs'
     winners 64x64x32 and 128x64x32 (512^3 and 1024^3 on the H100, 2026-11-25 `--versus`) and
-    64x256x32 (1024^3 on an H200, benchmarks/RESULTS.md, session 10), then larger blocks
+    64x256x32 (1024^3 on an H200, benchmarks/RESULTS.md, 2026-11-26), then larger blocks
     128x64x64, 128x128x64, 256x128x64."""
     picks = {"M": (64, 128, 64, 128, 128, 256), "N": (64, 64, 256, 64, 128, 128),
              "K": (32, 32, 32, 64, 64, 64)}

@@ -6,7 +6,7 @@
 // contiguous registers, so B's rows are already the packed panel a BLAS would build, and the
 // whole problem sits in L1/L2: no packing is needed. Eigen's GEMM packs both operands on every
 // call; with it the CPU matmul ran 4-13% slower on the Tile path (benchmarks/RESULTS.md,
-// "session 10: CPU matmul with our own GEMM kernel"). Each element of D accumulates its K
+// "2026-11-26, evening: CPU matmul with our own GEMM kernel"). Each element of D accumulates its K
 // products in order with FMA.
 //
 // Elsewhere (f64, or a build without AVX2) Eigen when the build has it, else a blocked loop.
