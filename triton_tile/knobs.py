@@ -220,6 +220,16 @@ class Knobs(types.ModuleType):
             return raw, tuple(sorted((k, repr(v)) for k, v in self._overrides.items()))
         return raw
 
+    def code_env_token(self):
+        """code_env_fingerprint() for in-memory cache keys at launch: a small int that names it
+        in this process (the core's EnvWatch; equal tokens mean equal fingerprints), where the
+        tuple would be rebuilt, hashed and compared at every launch. With overrides set, or
+        without the core, the fingerprint itself (a tuple never equals a token)."""
+        if self._overrides:
+            return self.code_env_fingerprint()
+        watch = _ENV_WATCH[0] if _ENV_WATCH else _make_env_watch()
+        return watch()
+
     def reset(self) -> None:
         self._overrides.clear()
 
@@ -232,6 +242,25 @@ class Knobs(types.ModuleType):
         env = dict(os.environ)
         env.update(overrides)
         return env
+
+
+_ENV_WATCH: list = []  # the token function of code_env_token, made at its first call
+
+
+def _make_env_watch() -> Callable[[], Any]:
+    """The core's EnvWatch over the code-changing variables; without the core (or the byte
+    dict), the fingerprint stands for the token. Imported here, at the first launch: the core
+    is loaded after the knobs (TRITON_TILE_CORE is one)."""
+    watch: Callable[[], Any] = lambda: knobs.code_env_fingerprint()  # noqa: E731
+    if _ENV_BYTES is not None:
+        try:
+            from . import _core
+
+            watch = _core.EnvWatch(_ENV_BYTES, _CODE_ENV_KEYS)
+        except (ImportError, AttributeError):
+            pass
+    _ENV_WATCH[:] = [watch]
+    return watch
 
 
 # Make this module an instance of Knobs, so `triton_tile.knobs.cache_dir` reads (and

@@ -2,11 +2,14 @@
 //
 //   spec = _core.LaunchSpecializer(plan, callback, specialize_module)
 //   key, runtime, dev, shared, check_devices = spec(bound_args_tuple, warmup)
+//   watch = _core.EnvWatch(os.environ._data, keys); token = watch()   (env_watch.h)
 #include <pybind11/pybind11.h>
 
+#include "python/env_watch.h"
 #include "python/launch_specializer.h"
 
 namespace py = pybind11;
+using tt::py_runtime::EnvWatch;
 using tt::py_runtime::LaunchSpecializer;
 
 void bindRuntime(py::module_ &m) {
@@ -19,5 +22,14 @@ void bindRuntime(py::module_ &m) {
         if (!out)
           throw py::error_already_set();
         return py::reinterpret_steal<py::tuple>(out);
+      });
+  py::class_<EnvWatch>(m, "EnvWatch")
+      .def(py::init(
+          [](py::dict data, py::tuple keys) { return new EnvWatch(data.ptr(), keys.ptr()); }))
+      .def("__call__", [](EnvWatch &w) {
+        PyObject *out = w.token();
+        if (!out)
+          throw py::error_already_set();
+        return py::reinterpret_steal<py::object>(out);
       });
 }

@@ -224,6 +224,7 @@ PyObject *LaunchSpecializer::specialize(PyObject *bound, bool warmup) const {
     return nullptr;
   PyObject *dev = Py_None; // borrowed: the first DeviceBuffer (owned by `runtime`)
   bool host = false, check = false, shared = false;
+  bool direct = true; // every DeviceBuffer torch's (the launch addresses of the header)
   // Allocations seen (HostBuffer.lo, DeviceBuffer.ptr; borrowed from `runtime`), compared as
   // Python compares the members of its set.
   std::vector<PyObject *> seen;
@@ -301,13 +302,34 @@ PyObject *LaunchSpecializer::specialize(PyObject *bound, bool warmup) const {
       }
       if (!markSeen(PyTuple_GET_ITEM(rt, 3)))
         return nullptr;
+      PyObject *owner = PyTuple_GET_ITEM(rt, 2);
+      if (owner != sTorch_) {
+        int torch = PyObject_RichCompareBool(owner, sTorch_, Py_EQ);
+        if (torch < 0)
+          return nullptr;
+        direct = direct && torch;
+      }
     } else if (cls == reinterpret_cast<PyObject *>(&PyTuple_Type)) {
       check = shared = true;
     }
   }
   bool checkDevices = check || (host && dev != Py_None);
-  return Py_BuildValue("(OOOOO)", keys.p, runtime.p, dev, shared ? Py_True : Py_False,
-                       checkDevices ? Py_True : Py_False);
+  Ref addresses(direct && !host && !check && dev != Py_None ? PyList_New(n) : nullptr);
+  if (addresses.p) {
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      PyObject *rt = PyList_GET_ITEM(runtime.p, i);
+      PyObject *arg = Py_TYPE(rt) == reinterpret_cast<PyTypeObject *>(deviceBufferType_)
+                          ? PyTuple_GET_ITEM(rt, 0)
+                      : rt == constexprMark_ ? PyTuple_GET_ITEM(bound, i)
+                                             : rt;
+      Py_INCREF(arg);
+      PyList_SET_ITEM(addresses.p, i, arg);
+    }
+  } else if (PyErr_Occurred()) {
+    return nullptr;
+  }
+  return Py_BuildValue("(OOOOOO)", keys.p, runtime.p, dev, shared ? Py_True : Py_False,
+                       checkDevices ? Py_True : Py_False, addresses.p ? addresses.p : Py_None);
 }
 
 } // namespace tt::py_runtime

@@ -12,6 +12,10 @@
 //  - a tensor whose type is in the set of tensor types seen holding CUDA memory, is_cuda, and
 //    whose dtype the dtype-name cache already names: ("*<name>", "D" | None) and a
 //    DeviceBuffer(data_ptr(), get_device(), "torch", data_ptr() - storage_offset() * size).
+// With every buffer a torch CUDA tensor's and none on another device, the call also returns
+// the launch addresses: the bound arguments with each tensor replaced by its data_ptr() and
+// every other non-constexpr argument by its runtime value (what a launcher that takes device
+// addresses is given: the GPU's PTX path); otherwise None.
 // Every other argument (numpy arrays, constexpr objects, descriptors, tuples, annotated
 // parameters, other ints) goes to the Python callback of its parameter, callback(i, v, warmup)
 // -> (key, runtime), which also raises the errors that name the kernel and the argument. An
@@ -36,9 +40,10 @@ public:
   LaunchSpecializer(const LaunchSpecializer &) = delete;
   LaunchSpecializer &operator=(const LaunchSpecializer &) = delete;
 
-  // (key tuple, runtime list, first device buffer or None, shared, check_devices): a new
-  // reference, or null with a Python error set. check_devices: the caller must run
-  // specialize.launch_device (tuples seen, two devices, or host and device memory mixed).
+  // (key tuple, runtime list, first device buffer or None, shared, check_devices, launch
+  // addresses or None): a new reference, or null with a Python error set. check_devices: the
+  // caller must run specialize.launch_device (tuples seen, two devices, or host and device
+  // memory mixed).
   PyObject *specialize(PyObject *bound, bool warmup) const;
 
 private:

@@ -412,10 +412,10 @@ def test_ptx_path_launches_hand_straight_to_stock_triton(monkeypatch, gpu_machin
     monkeypatch.setattr(ptx_gpu, "launch_twin", launch_twin)
     fake_twin(monkeypatch, add_kernel)
     specialized = []
-    real = add_kernel._specialize
-    monkeypatch.setattr(add_kernel, "_specialize",
-                        lambda *a: specialized.append(1) or real(*a))
     x, y, out = (FakeTorchCuda((i + 1) << 20) for i in range(3))
+    add_kernel._specialize((x, y, out, 1000, 256), True)  # makes the C++ specializer launches call
+    real = add_kernel._fast_spec
+    monkeypatch.setattr(add_kernel, "_fast_spec", lambda *a: specialized.append(1) or real(*a))
     add_kernel.cache.clear()
 
     k1 = add_kernel[(4,)](x, y, out, 1000, BLOCK=256)  # new stock kernel: ours is looked up

@@ -3,6 +3,7 @@
 import os
 import pathlib
 
+import numpy as np
 import pytest
 
 import triton_tile
@@ -100,3 +101,49 @@ def test_knob_sets_upstream_api(monkeypatch):
         assert os.environ["TRITON_OVERRIDE_ARCH"] == "sm90"  # propagated, as upstream
     assert knobs.runtime.override_arch is None
     assert "TRITON_OVERRIDE_ARCH" not in os.environ  # the scope undid it
+
+
+def test_code_env_token_names_the_code_environment(monkeypatch):
+    """The launch's cache-key token: the same int while the code-changing variables keep their
+    values, a new one when one changes, the old one back when it changes back (equal text in a
+    new object included), a fingerprint tuple while overrides are set; other variables do not
+    count."""
+    monkeypatch.delenv("TRITON_TILE_RAISE_VIEWS", raising=False)
+    before = knobs.code_env_token()
+    assert isinstance(before, int) and knobs.code_env_token() == before
+    monkeypatch.setenv("TRITON_TILE_RAISE_VIEWS", "0")
+    changed = knobs.code_env_token()
+    assert changed != before and knobs.code_env_token() == changed
+    monkeypatch.setenv("TRITON_TILE_RAISE_VIEWS", "".join(["0"]))  # equal text, a new object
+    assert knobs.code_env_token() == changed
+    monkeypatch.delenv("TRITON_TILE_RAISE_VIEWS")
+    assert knobs.code_env_token() == before
+    monkeypatch.setenv("SOME_OTHER_VARIABLE", "1")
+    assert knobs.code_env_token() == before
+    knobs.enable_tile = True
+    try:
+        assert knobs.code_env_token() == knobs.code_env_fingerprint() != before
+    finally:
+        del knobs.enable_tile
+    assert knobs.code_env_token() == before
+
+
+def test_a_variable_set_between_launches_recompiles(monkeypatch, rng):
+    """The token in the in-memory key: a code-changing variable set after a launch gives the
+    next launch its own compile (here the Tile path instead of the TTIR executor)."""
+    import triton_tile as triton
+    import triton_tile.language as tl
+
+    @triton.jit
+    def copy(x, y, n, B: tl.constexpr):
+        o = tl.arange(0, B)
+        tl.store(y + o, tl.load(x + o, mask=o < n), mask=o < n)
+
+    x = rng.standard_normal(13).astype(np.float32)
+    y = np.full(13, np.nan, np.float32)
+    monkeypatch.setenv("ENABLE_TILE", "0")
+    assert copy[(1,)](x, y, 13, B=16).metadata.path != "tile"
+    monkeypatch.setenv("ENABLE_TILE", "1")
+    y[:] = np.nan
+    assert copy[(1,)](x, y, 13, B=16).metadata.path == "tile"
+    assert y.tolist() == x.tolist()

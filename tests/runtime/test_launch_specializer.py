@@ -62,11 +62,11 @@ def cases():
 
 def outcome(fn, bound):
     try:
-        key, runtime, dev, shared = fn(bound, False)
+        key, runtime, dev, shared, addresses = fn(bound, False)
     except Exception as e:  # the same error, word for word
         return ("error", type(e).__name__, str(e))
     rt = [("CONSTEXPR",) if v is sp.CONSTEXPR else (type(v).__name__, v) for v in runtime]
-    return key, rt, dev, shared
+    return key, rt, dev, shared, addresses
 
 
 @pytest.mark.parametrize("bound", cases(), ids=lambda b: "")
@@ -80,6 +80,36 @@ def test_cpp_specializer_matches_python(bound, monkeypatch):
     assert fast == ref
     if not isinstance(bound[0], np.ndarray) and fast[0] != "error":
         assert type(fast[1][0][1]) is sp.DeviceBuffer  # the C++ path built it
+
+
+def test_launch_addresses_are_the_bound_arguments_with_tensors_as_addresses(monkeypatch):
+    """What the PTX path hands stock's launcher: data_ptr() for each tensor, the normalized
+    runtime value of each scalar, the bound value of each constexpr; none with host memory,
+    another owner's buffer or two devices."""
+    monkeypatch.setattr(sp, "_TORCH_CUDA_TYPES", {FakeCudaTensor})
+    sp.canonical_dtype(np.dtype(np.float32))
+    x, y = FakeCudaTensor(1 << 20), FakeCudaTensor((2 << 20) + 4)
+    for spec in (many_kernel._specialize, many_kernel._specialize_py):
+        got = spec((x, y, 32, 7, 16, 0.5, np.int64(3), 8), False)[4]
+        assert got == [1 << 20, (2 << 20) + 4, 32, 7, 16, 0.5, 3, 8]
+        assert type(got[6]) is int  # the annotated i64, normalized
+        assert spec((A, B, 32, 7, 16, 0.5, 3, 8), False)[4] is None
+        other = sp.DeviceBuffer(3 << 20, 0, "cupy", 3 << 20)
+        monkeypatch.setattr(sp, "specialize_arg", _as_cupy(sp.specialize_arg, other))
+        assert spec((x, "cupy", 32, 7, 16, 0.5, 3, 8), False)[4] is None
+        monkeypatch.undo()
+        monkeypatch.setattr(sp, "_TORCH_CUDA_TYPES", {FakeCudaTensor})
+        with pytest.raises(TypeError, match="CUDA device 1"):
+            spec((x, FakeCudaTensor(2 << 20, device=1), 32, 7, 16, 0.5, 3, 8), False)
+
+
+def _as_cupy(real, buf):
+    """specialize_arg that takes the string "cupy" for a cupy array at `buf`."""
+    def fake(v, *args):
+        if isinstance(v, str) and v == "cupy":
+            return "*fp32", None, buf
+        return real(v, *args)
+    return fake
 
 
 def test_cpp_specializer_decides_common_arguments_itself(monkeypatch):
@@ -141,7 +171,7 @@ def test_views_of_one_cuda_storage_share_an_alias_class(monkeypatch):
     x, view = FakeCudaTensor(1 << 20), FakeCudaTensor((1 << 20) + 64, offset=16)
     other = FakeCudaTensor(2 << 20)
     for spec in (many_kernel._specialize, many_kernel._specialize_py):
-        _, runtime, _, shared = spec((x, view, 32, 7, 16, 0.5, 3, 8), False)
+        _, runtime, _, shared, _ = spec((x, view, 32, 7, 16, 0.5, 3, 8), False)
         assert shared and [b.lo for b in runtime[:2]] == [1 << 20, 1 << 20]
         assert sp.alias_classes(runtime) == ((0, 1),)
         assert not spec((x, other, 32, 7, 16, 0.5, 3, 8), False)[3]

@@ -75,6 +75,19 @@ class CPUOptions:
         need(self.default_dot_input_precision in self.allowed_dot_input_precisions,
              f"default_dot_input_precision must be one of {self.allowed_dot_input_precisions}")
 
+    def __hash__(self) -> int:
+        # Launches hash the options in two cache keys each: the fields' hash is kept (outside
+        # the fields, so equality is the dataclass's) and dropped when pickled (a string's
+        # hash differs between processes).
+        h = self.__dict__.get("_field_hash")
+        if h is None:
+            h = hash(tuple(getattr(self, f.name) for f in dataclasses.fields(self)))
+            object.__setattr__(self, "_field_hash", h)
+        return h
+
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k != "_field_hash"}
+
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)
 

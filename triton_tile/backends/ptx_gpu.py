@@ -20,7 +20,6 @@ from typing import Any, Dict, Optional
 
 from ..compiler import driver, errors
 from ..compiler import kernel as cc
-from ..runtime import specialize as sp
 
 INSTALL_HINT = ("the PTX path on a GPU runs kernels through stock Triton: pip install triton "
                 "(with a CUDA build of torch), or use the Tile path (ENABLE_TILE=1)")
@@ -246,61 +245,42 @@ def direct_launch_known() -> bool:
     return _DIRECT_KNOWN[0]
 
 
-def _hook(chain):
-    """A launch hook as the launcher takes it: None for a hook chain with nothing in it (the
-    launcher would call it for nothing, and stock's launch_metadata builds its argument)."""
-    return None if chain is None or getattr(chain, "calls", None) == [] else chain
+_NO_CALLS: list = []  # a hook chain with nothing in it has these calls (compared, never changed)
 
 
 def _direct_entry(twin, stock) -> tuple:
     """What a direct launch of `stock` needs: (twin, stock kernel, C launch or None, its
-    cooperative-grid and PDL flags, the launcher, function, packed metadata). With no scratch
+    cooperative-grid and PDL flags, the launcher, function, packed metadata, stock's runtime
+    knobs (the hooks), torch's current-stream and current-device functions). With no scratch
     memory to allocate (its sizes 0), stock 3.6's launcher's Python __call__ only adds those two
     flags and two None scratch pointers before calling its C `launch`: that call is made here
-    directly (C launch not None); otherwise the launcher is called."""
+    directly (C launch not None); otherwise the launcher is called. The modules' functions
+    are looked up once here, not at every launch."""
     launcher = stock.run
     scratchless = (getattr(launcher, "global_scratch_size", 1) == 0
                    and getattr(launcher, "profile_scratch_size", 1) == 0
                    and hasattr(launcher, "launch"))
     c_launch, coop, pdl = ((launcher.launch, launcher.launch_cooperative_grid,
                             launcher.launch_pdl) if scratchless else (None, False, False))
-    return twin, stock, c_launch, coop, pdl, launcher, stock.function, stock.packed_metadata
+    torch_c = sys.modules["torch"]._C
+    return (twin, stock, c_launch, coop, pdl, launcher, stock.function, stock.packed_metadata,
+            sys.modules["triton"].knobs.runtime, torch_c._cuda_getCurrentRawStream,
+            torch_c._cuda_getDevice)
 
 
-def _direct_plan(param_types) -> Optional[tuple]:
-    """Where a direct launch's arguments come from, per parameter type of our specialization:
-    (pointer indices, scalar indices), or None with tuple or descriptor parameters (those take
-    stock's run)."""
-    ptrs, scalars = [], []
-    for i, t in enumerate(param_types):
-        if not isinstance(t, str) or t.startswith("tensordesc"):
-            return None
-        if t.startswith("*"):
-            ptrs.append(i)
-        elif t != "constexpr":
-            scalars.append(i)
-    return tuple(ptrs), tuple(scalars)
+def _direct_applies(param_types) -> bool:
+    """Whether a kernel of these parameter types launches directly: not with tuple or
+    descriptor parameters (those take stock's run).
 
-
-def _direct_args(plan: tuple, bound: tuple, runtime: list) -> Optional[list]:
-    """The launcher's arguments from what our specializer found, or None where a direct launch
-    does not apply. A torch tensor passes as its device address, which stock's launcher takes
-    as it is; given the tensor it would call `data_ptr()` and ask the driver
+    The direct launch's arguments are the specializer's launch addresses
+    (launch_specializer.h): a torch tensor passes as its device address, which stock's
+    launcher takes as it is; given the tensor it would call `data_ptr()` and ask the driver
     (cuPointerGetAttribute) whether the address is device memory, which the specializer has
     already established (and that every buffer is on the launch's device: it raises on two).
     Scalars pass as the specializer normalized them, constexprs as bound (the launcher skips
-    them). Other owners' arrays launch on their own stream, and a pointer parameter given None
-    takes stock's run."""
-    ptrs, scalars = plan
-    args = list(bound)
-    for i in ptrs:
-        rt = runtime[i]
-        if type(rt) is not sp.DeviceBuffer or rt.owner != "torch":
-            return None
-        args[i] = rt.ptr
-    for i in scalars:
-        args[i] = runtime[i]
-    return args
+    them). Other owners' arrays launch on their own stream: there are no addresses then, and
+    stock's run launches."""
+    return all(isinstance(t, str) and not t.startswith("tensordesc") for t in param_types)
 
 
 def launch_twin(twin, grid, args, opt_kw):
@@ -373,7 +353,7 @@ class PTXGPUKernel(cc.CompiledKernel):
         md.update(path="ptx", target=arch)
         self._stock = None  # stock Triton's CompiledKernel of the last launch
         self._direct = {}  # device -> _direct_entry(...)
-        self._direct_plan = _direct_plan(spec.param_types)
+        self._direct_applies = _direct_applies(spec.param_types)
         super().__init__(jit_fn.__name__, dict(asm or {}), md, None, spec.param_types)
         self._jit_fn = jit_fn
 
@@ -383,7 +363,7 @@ class PTXGPUKernel(cc.CompiledKernel):
     def ran(self, stock) -> None:
         self._stock = stock
 
-    def launch_device(self, grid, runtime, buf, bound, opt_kw) -> None:
+    def launch_device(self, grid, runtime, buf, bound, opt_kw, addresses=None) -> None:
         """Launches stock Triton's kernel. The first launch on a device goes through stock's
         JITFunction.run (which compiles); later ones call the launcher of the stock kernel
         that ran, as stock's run would, skipping stock's second specialization: this kernel
@@ -393,31 +373,33 @@ class PTXGPUKernel(cc.CompiledKernel):
         and the arguments are torch CUDA tensors and scalars on this device; otherwise stock's
         run."""
         jit_fn = self._jit_fn
-        direct = self._direct.get(buf.device)
-        if direct is not None and direct[0] is current_twin(jit_fn):
-            plan = self._direct_plan
-            args = None if plan is None else _direct_args(plan, bound, runtime)
-            if args is not None:
-                if sys.modules["torch"]._C._cuda_getDevice() == buf.device:
-                    self._direct_launch(direct, grid, buf.device, bound, args)
-                else:
-                    with on_device(buf.device):
-                        self._direct_launch(direct, grid, buf.device, bound, args)
-                return
-        with on_device(buf.device):
+        device = buf.device
+        direct = self._direct.get(device)
+        if addresses is not None and direct is not None and self._direct_applies and \
+                direct[0] is current_twin(jit_fn):
+            if direct[10]() == device:
+                self._direct_launch(direct, grid, device, bound, addresses)
+            else:
+                with on_device(device):
+                    self._direct_launch(direct, grid, device, bound, addresses)
+            return
+        with on_device(device):
             self._stock = stock = launch_stock(jit_fn, grid, bound, opt_kw)
         if direct_launch_known():
             try:
-                self._direct[buf.device] = _direct_entry(current_twin(jit_fn), stock)
+                self._direct[device] = _direct_entry(current_twin(jit_fn), stock)
             except AttributeError:  # not a CompiledKernel we know: stock's run every time
                 pass
 
     def _direct_launch(self, direct, grid, device, bound, args) -> None:
         """The launch stock's run would make of `direct`'s kernel, on the current device."""
-        _, stock, c_launch, coop, pdl, launcher, function, packed = direct
-        hooks = sys.modules["triton"].knobs.runtime
-        enter, leave = _hook(hooks.launch_enter_hook), _hook(hooks.launch_exit_hook)
-        stream = sys.modules["torch"]._C._cuda_getCurrentRawStream(device)
+        _, stock, c_launch, coop, pdl, launcher, function, packed, hooks, stream_of, _ = direct
+        enter, leave = hooks.launch_enter_hook, hooks.launch_exit_hook
+        if enter is not None and getattr(enter, "calls", None) == _NO_CALLS:
+            enter = None
+        if leave is not None and getattr(leave, "calls", None) == _NO_CALLS:
+            leave = None
+        stream = stream_of(device)
         meta = None if enter is None and leave is None else \
             stock.launch_metadata(grid, stream, *self._jit_fn._stock_args(bound))
         if c_launch is not None:

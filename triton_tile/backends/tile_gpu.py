@@ -385,12 +385,12 @@ class TileGPUKernel(cc.CompiledKernel):
             cubin = self.asm["cubin_general"] = self.general_cubin.result()
         return cubin
 
-    def launch_device(self, grid, runtime, buf, bound, opt_kw) -> None:
+    def launch_device(self, grid, runtime, buf, bound, opt_kw, addresses=None) -> None:
         kernel = self._cuda.get(buf.device)
         if kernel is None:
             kernel = self._load(buf.device)
             if buf.device in self._fallback:
-                kernel.launch_device(grid, runtime, buf, bound, opt_kw)
+                kernel.launch_device(grid, runtime, buf, bound, opt_kw, addresses)
                 return
         args = runtime if self._as_is else sp.flatten_runtime(runtime)
         if self._guard is not None:

@@ -63,6 +63,7 @@ class KernelParam:
         return f"KernelParam({self.num}, {self.name!r}, constexpr={self.is_constexpr})"
 
 
+_CUDA_KEYS: Dict[int, tuple] = {}  # device index -> ("cuda", index): a cache key's device part
 _PTX_GPU: list = []  # backends.ptx_gpu once imported (it imports the compiler, which imports us)
 
 
@@ -186,8 +187,7 @@ class JITFunction(KernelInterface):
         # stands for it)
         self._by_stock: Dict[tuple, tuple] = {}
         self._chains = None
-        self._hash = None
-        self._hash_epoch = -1
+        self._hash = None  # (key, the _SRC_EPOCH it was made in), replaced as one object
         self._hash_lock = threading.RLock()
         self._visiting = False
 
@@ -206,9 +206,13 @@ class JITFunction(KernelInterface):
     def cache_key(self) -> str:
         """sha256 of the source, the starting line, the keys of the jit functions it reaches
         (recursively) and the values of the constexpr globals it reads."""
+        known = self._hash  # every launch reads this: no lock while the key stands
+        if known is not None and known[1] == _SRC_EPOCH[0]:
+            return known[0]
         with self._hash_lock:
-            if self._hash is not None and self._hash_epoch == _SRC_EPOCH[0]:
-                return self._hash
+            known = self._hash
+            if known is not None and known[1] == _SRC_EPOCH[0]:
+                return known[0]
             if self._visiting:  # recursion: a function reaching itself contributes its name
                 return f"recursive:{self.__qualname__}"
             self._visiting = True
@@ -221,8 +225,9 @@ class JITFunction(KernelInterface):
                         h.update(f"{name}:{value.cache_key}:{value.noinline}\n".encode())
                     else:
                         h.update(f"{name}={deps.stable_repr(value)}\n".encode())
-                self._hash, self._hash_epoch = h.hexdigest(), epoch
-                return self._hash
+                known = (h.hexdigest(), epoch)
+                self._hash = known
+                return known[0]
             finally:
                 self._visiting = False
 
@@ -265,7 +270,7 @@ class JITFunction(KernelInterface):
     # --- launch ----------------------------------------------------------------------------
 
     def _options(self, opt_kw: dict, env: tuple) -> cpu.CPUOptions:
-        """The launch's options; `env` is knobs.code_env_fingerprint(), which covers every knob
+        """The launch's options; `env` is knobs.code_env_token(), which covers every knob
         _parse_options reads, so a repeated launch costs one dict lookup here."""
         try:
             key = (tuple(opt_kw.items()) if opt_kw else (), env, self.debug, self.enable_tile)
@@ -276,7 +281,7 @@ class JITFunction(KernelInterface):
             opts = self._parse_options(opt_kw)
             # Kept only if the environment did not change while the knobs were parsed (another
             # thread may set variables): else these options would answer for the old one.
-            if key is not None and knobs.code_env_fingerprint() == env:
+            if key is not None and knobs.code_env_token() == env:
                 self._options_by_call[key] = opts
         return opts
 
@@ -309,7 +314,8 @@ class JITFunction(KernelInterface):
 
     def _specialize(self, bound: tuple, warmup: bool):
         """(specialization key, runtime values, the CUDA buffer the launch runs on or None,
-        whether two pointer arguments may share an allocation)."""
+        whether two pointer arguments may share an allocation, the launch addresses or None:
+        launch_specializer.h)."""
         fast = self._fast_spec
         if fast is None:
             # The callback holds the function weakly: the C++ object is invisible to the
@@ -318,10 +324,10 @@ class JITFunction(KernelInterface):
             fast = self._fast_spec = cpu.core().LaunchSpecializer(
                 tuple(plan[:4] for plan in self._spec_plan),
                 lambda i, v, warmup: me()._spec_one(i, v, warmup), sp)
-        spec_key, runtime, dev, shared, check = fast(bound, warmup)
+        spec_key, runtime, dev, shared, check, addresses = fast(bound, warmup)
         if check:
             dev = sp.launch_device(self.arg_names, runtime, self.__name__)  # raises on mixed
-        return spec_key, runtime, dev, shared
+        return spec_key, runtime, dev, shared, addresses
 
     def _spec_one(self, i: int, v, warmup: bool) -> tuple:
         """(key, runtime value) of argument `i` by the specialization table: what the C++
@@ -366,9 +372,14 @@ class JITFunction(KernelInterface):
                 seen.add(rt.lo)
             elif cls is tuple:
                 check = shared = True
+        addresses = None
         if check or (host and dev is not None):
             dev = sp.launch_device(self.arg_names, runtime, self.__name__)  # raises on mixed
-        return tuple(spec_key), runtime, dev, shared
+        elif dev is not None and all(rt.owner == "torch" for rt in runtime
+                                     if type(rt) is sp.DeviceBuffer):
+            addresses = [b if rt is sp.CONSTEXPR else rt.ptr if type(rt) is sp.DeviceBuffer
+                         else rt for b, rt in zip(bound, runtime)]
+        return tuple(spec_key), runtime, dev, shared, addresses
 
     def _frontend_spec(self, bound: tuple, spec_key: tuple) -> cc.Specialization:
         signature, constants, attrs, types = {}, {}, {}, []
@@ -407,7 +418,7 @@ class JITFunction(KernelInterface):
             bound = self._binder(*args, **param_kw)
         else:
             bound = self._binder(*args)
-        env = knobs.code_env_fingerprint()
+        env = knobs.code_env_token()
         options = self._options(opt_kw, env)
         stock = None
         ptx_gpu = _PTX_GPU[0] if _PTX_GPU else _import_ptx_gpu()
@@ -433,9 +444,16 @@ class JITFunction(KernelInterface):
             warmup = True
         # The executor follows the data: CUDA arrays run on their GPU, host arrays on the CPU;
         # a warmup with TRITON_TILE_TARGET set compiles for that GPU with none present.
-        spec_key, runtime, buf, shared = self._specialize(bound, warmup)
+        fast = self._fast_spec  # (self._specialize, inlined: every launch comes here)
+        if fast is not None:
+            spec_key, runtime, buf, shared, check, addresses = fast(bound, warmup)
+            if check:
+                buf = sp.launch_device(self.arg_names, runtime, self.__name__)
+        else:
+            spec_key, runtime, buf, shared, addresses = self._specialize(bound, warmup)
         if buf is not None:
-            device = ("cuda", buf.device)
+            device = _CUDA_KEYS.get(buf.device) or _CUDA_KEYS.setdefault(buf.device,
+                                                                         ("cuda", buf.device))
         else:
             device = ("aot", knobs.target) if warmup and knobs.target else None
             if device is not None and not options.enable_tile:
@@ -449,7 +467,8 @@ class JITFunction(KernelInterface):
         if entry is None:
             entry = self._compile(key, bound, spec_key, options, device)
         kernel, checks = entry
-        self._check_globals(checks)
+        if checks:
+            self._check_globals(checks)
         if not warmup:
             written = getattr(kernel, "written", ())  # GPU kernels: CUDA memory has no flag
             if written:
@@ -463,7 +482,7 @@ class JITFunction(KernelInterface):
                               cc.executor_args(sp.flatten_runtime(runtime)))
             else:
                 kernel.launch_device(cc.normalize_grid(grid, self.__name__), runtime, buf,
-                                     bound, opt_kw)
+                                     bound, opt_kw, addresses)
         elif buf is not None and hasattr(kernel, "warmup_device"):
             kernel.warmup_device(grid, buf, bound, opt_kw)
         if stock is not None and getattr(kernel, "path_of_stock", False):
@@ -549,7 +568,7 @@ class JITFunction(KernelInterface):
             return None
         for (ck, sk, opts, env, dev), (kernel, _) in list(self.cache.items()):
             if dev is None and ck == self.cache_key and sk == spec_key and \
-                    env == knobs.code_env_fingerprint() and cpu.same_code(opts, options):
+                    env == knobs.code_env_token() and cpu.same_code(opts, options):
                 return kernel.with_options(options, dkey)
         return None
 
