@@ -108,7 +108,9 @@ for step in $STEPS; do
     ;;
   launch)
     stamp "launch overhead"
-    $PY benchmarks/launch_overhead.py 2>&1 | tee "$L/launch_overhead.log" | tail -8
+    # LAUNCH_ARGS: e.g. --profile (each path's cProfile, in the log)
+    $PY benchmarks/launch_overhead.py ${LAUNCH_ARGS:-} > "$L/launch_overhead.log" 2>&1
+    head -5 "$L/launch_overhead.log"
     ;;
   bench)
     # One process per family, each under a time limit: a kernel that never finishes costs its

@@ -10,6 +10,9 @@ one, then stock Triton's. Without ncu it prints both times (events around one la
 only a sanity check: the benchmark's medians are in run_all.py. A case with `before` launches
 (attention_bwd's preprocess) launches them ahead of its kernel on each side: let -k's regex
 name the kernel so that --launch-skip counts its launches alone.
+
+`--torch` runs what a torch user runs instead (the case's torch_fn: cuBLAS, sdpa, ...), once
+to warm up and once more, alone: under ncu, `--launch-skip` by the kernels of one call.
 """
 
 import argparse
@@ -37,6 +40,8 @@ def main(argv=None) -> int:
     ap.add_argument("--stock", nargs="*", default=[],
                     help="K=V (ints) over the case's meta for stock Triton alone, e.g. its best "
                          "config from run_all.py --versus: num_warps=8 num_stages=2")
+    ap.add_argument("--torch", action="store_true",
+                    help="run the case's torch function instead of the two paths")
     args = ap.parse_args(argv)
     import torch
 
@@ -48,9 +53,14 @@ def main(argv=None) -> int:
     if args.occupancy:
         meta["occupancy"] = args.occupancy
     stock_meta = dict(case.meta, **_int_pairs(args.stock))
-    tile, stock = gb.launcher(case, stock=False), gb.launcher(case, stock=True)
-    runs = {"tile": lambda: tile(gb._grid(case, meta), meta),
-            "stock": lambda: stock(gb._grid(case, stock_meta), stock_meta)}
+    if args.torch:
+        if case.torch_fn is None:
+            ap.error(f"{case.name} has no torch function")
+        runs = {"torch": case.torch_fn}
+    else:
+        tile, stock = gb.launcher(case, stock=False), gb.launcher(case, stock=True)
+        runs = {"tile": lambda: tile(gb._grid(case, meta), meta),
+                "stock": lambda: stock(gb._grid(case, stock_meta), stock_meta)}
     for run in runs.values():  # compile and load outside the profiled launches
         run()
     torch.cuda.synchronize()
