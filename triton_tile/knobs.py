@@ -155,9 +155,12 @@ class Knobs(types.ModuleType):
     fallback = _Env("TRITON_TILE_FALLBACK", _choice("warn", "error"), "warn",
                     "what to do when Tile IR cannot express a kernel", changes_code=True)
     enable_approx = _Env("TILEIR_ENABLE_APPROX", _parse_bool, False,
-                         "approximate math on the Tile path", changes_code=True)
+                         "approximate math on the Tile path for every f32 op that has it (off: "
+                         "f32 math as stock Triton's PTX: tl.sqrt, tl.exp, tl.exp2 and `/` fast)",
+                         changes_code=True)
     enable_ftz = _Env("TILEIR_ENABLE_FTZ", _parse_bool, False,
-                      "flush denormals to zero on the Tile path", changes_code=True)
+                      "flush f32 denormals to zero on the Tile path for every op that can (off: "
+                      "as stock Triton's PTX: tl.sqrt, tl.exp2, rsqrt flush)", changes_code=True)
     raise_views = _Env("TRITON_TILE_RAISE_VIEWS", _parse_views, "auto",
                        "raise pointer loads/stores to Tile IR views: auto = all but "
                        "one-dimensional tiles inside loops (gathers there, measured faster), "

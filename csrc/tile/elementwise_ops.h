@@ -7,16 +7,25 @@
 
 namespace tt::tile {
 
+// Where "options ask" below: TILEIR_ENABLE_APPROX / TILEIR_ENABLE_FTZ, which make every f32 op
+// that can be approximate or flush denormals do so. Without them an f32 op is what stock
+// Triton's PTX lowering makes of the same TTIR op (3.6, read from its PTX): divf is
+// div.full.f32, sqrt sqrt.approx.ftz.f32, rsqrt rsqrt.approx.ftz.f32, exp2 ex2.approx.ftz.f32,
+// exp ex2.approx.f32 of x*log2(e); the precise forms are tt.precise_divf / tt.precise_sqrt
+// (div_rn, sqrt_rn). Precise forms of the fast ops cost tileiras a slow-path call each (sm_90
+// SASS: 144 instructions for a divf, 56 for a sqrt, 3 more per exp2 for denormal inputs).
 enum class Mods {
-  None,           // no attributes
-  Signed,         // signedness = signed (the Tile IR op also has an unsigned TTIR twin)
-  Unsigned,       // signedness = unsigned
-  Ftz,            // flush_to_zero where options ask (f32)
-  Rounding,       // rounding = nearest_even, plus flush_to_zero where asked
-  RoundingApprox, // as Rounding; approx where options ask for approximate math (f32)
-  ApproxOnly,     // rounding = approx where options ask (f32); nothing otherwise
-  DivRem,         // signedness, and a divisor guard (Converter::intDivRem): signed
-  DivRemUnsigned  // as DivRem, unsigned
+  None,          // no attributes
+  Signed,        // signedness = signed (the Tile IR op also has an unsigned TTIR twin)
+  Unsigned,      // signedness = unsigned
+  Ftz,           // flush_to_zero where options ask (f32)
+  Rounding,      // rounding = nearest_even, plus flush_to_zero where asked
+  DivF,          // as Rounding; f32: full (div.full), approx where options ask
+  FastFtz,       // f32: flush_to_zero (exp2, rsqrt: approximate ops of Tile IR)
+  FastSqrt,      // as Rounding; f32: approx and flush_to_zero (sqrt.approx.ftz)
+  FastExp,       // f32: rounding = approx (ex2.approx of x*log2(e)); nothing otherwise
+  DivRem,        // signedness, and a divisor guard (Converter::intDivRem): signed
+  DivRemUnsigned // as DivRem, unsigned
 };
 
 struct ElementwiseOp {
@@ -59,12 +68,12 @@ inline constexpr ElementwiseOp kElementwiseOps[] = {
     {"arith.addf", "addf", Mods::Rounding},
     {"arith.subf", "subf", Mods::Rounding},
     {"arith.mulf", "mulf", Mods::Rounding},
-    {"arith.divf", "divf", Mods::RoundingApprox},
-    {"math.sqrt", "sqrt", Mods::RoundingApprox},
+    {"arith.divf", "divf", Mods::DivF},
+    {"math.sqrt", "sqrt", Mods::FastSqrt},
     {"math.fma", "fma", Mods::Rounding},
-    {"math.exp2", "exp2", Mods::Ftz},
-    {"math.rsqrt", "rsqrt", Mods::Ftz},
-    {"math.exp", "exp", Mods::ApproxOnly},
+    {"math.exp2", "exp2", Mods::FastFtz},
+    {"math.rsqrt", "rsqrt", Mods::FastFtz},
+    {"math.exp", "exp", Mods::FastExp},
 };
 
 } // namespace tt::tile

@@ -10,7 +10,9 @@
 //     ieee is a plain f32 mma; f16/bf16/fp8 mma accumulate in the accumulator's type; i8 mmai;
 //   - reductions and scans get the identity of their combiner (never a dummy 0): a combine
 //     region whose identity is unknown is unsupported;
-//   - TILEIR_ENABLE_APPROX/FTZ set approx rounding and flush_to_zero on f32 ops;
+//   - f32 math is what stock Triton's PTX makes of the op (tile/elementwise_ops.h: divf full,
+//     sqrt approx+ftz, rsqrt and exp2 ftz, exp approx); TILEIR_ENABLE_APPROX/FTZ set approx
+//     rounding and flush_to_zero on every f32 op that has them;
 //   - cache/eviction modifiers and isVolatile are ignored (Tile IR has none); hints
 //     (llvm.intr.assume) are dropped; gpu.barrier becomes a token fence
 //     (passes/insert_memory_tokens.cpp);
@@ -99,12 +101,24 @@ Value *Converter::reduceInt(Value *v, int64_t dim, Type out, const char *combine
   return r->result(0);
 }
 
-Attrs Converter::floatMods(Type t, bool rounding, bool approxable) {
+Attrs Converter::floatMods(Type t, tile::Mods mods) {
+  using tile::Mods;
+  const bool f = f32(t);
   Attrs a;
-  if (rounding)
-    a.emplace_back("rounding", i32Attr(opts_.approx && approxable && f32(t) ? tile::kApprox
-                                                                            : tile::kNearestEven));
-  if (opts_.ftz && f32(t))
+  if (mods == Mods::FastExp) {
+    if (f)
+      a.emplace_back("rounding", i32Attr(tile::kApprox));
+    return a;
+  }
+  if (mods != Mods::Ftz && mods != Mods::FastFtz) {
+    int rounding = tile::kNearestEven;
+    if (f && mods == Mods::DivF)
+      rounding = opts_.approx ? tile::kApprox : tile::kFull;
+    else if (f && mods == Mods::FastSqrt)
+      rounding = tile::kApprox;
+    a.emplace_back("rounding", i32Attr(rounding));
+  }
+  if (f && (opts_.ftz || mods == Mods::FastFtz || mods == Mods::FastSqrt))
     a.emplace_back("flush_to_zero", Attribute::unit());
   return a;
 }
@@ -433,21 +447,14 @@ const std::unordered_map<std::string, Converter::Handler> &Converter::handlers()
       }
       case Mods::Ftz:
       case Mods::Rounding:
-      case Mods::RoundingApprox: {
-        bool rounding = e.mods != Mods::Ftz, approxable = e.mods == Mods::RoundingApprox;
-        t[e.ttir] = [to, rounding, approxable](C &c, O o) {
-          c.elementwise(o, to, c.floatMods(o.result(0)->type, rounding, approxable));
-        };
+      case Mods::DivF:
+      case Mods::FastFtz:
+      case Mods::FastSqrt:
+      case Mods::FastExp: {
+        Mods m = e.mods;
+        t[e.ttir] = [to, m](C &c, O o) { c.elementwise(o, to, c.floatMods(o.result(0)->type, m)); };
         break;
       }
-      case Mods::ApproxOnly:
-        t[e.ttir] = [to](C &c, O o) {
-          Attrs a;
-          if (c.opts_.approx && c.f32(o.result(0)->type))
-            a.emplace_back("rounding", i32Attr(tile::kApprox));
-          c.elementwise(o, to, a);
-        };
-        break;
       }
     }
     t["tt.precise_sqrt"] = [](C &c, O o) {

@@ -457,7 +457,7 @@ std::vector<Value *> Converter::combineTiles(const Block &body, const std::vecto
 
 Value *Converter::polynomial(const double *k, int n, Value *v) {
   Type t = v->type;
-  Attrs nearest = floatMods(t, true, false);
+  Attrs nearest = floatMods(t, tile::Mods::Rounding);
   Value *r = constFloat(k[n - 1], t);
   for (int i = n - 2; i >= 0; --i)
     r = make1("addf", {make1("mulf", {r, v}, t, nearest), constFloat(k[i], t)}, t, nearest);
@@ -473,7 +473,7 @@ void Converter::erf(const Operation &o) {
   Type f = o.result(0)->type;
   if (!f32(f))
     return bind(o, erf64(get(o.operand(0))));
-  Attrs nearest = floatMods(f, true, false);
+  Attrs nearest = floatMods(f, tile::Mods::Rounding);
   auto op = [&](const char *n, Value *a, Value *b) { return make1(n, {a, b}, f, nearest); };
   Value *x = get(o.operand(0));
   Value *a = make1("absf", {x}, f);
@@ -535,7 +535,7 @@ Value *Converter::erf64(Value *x) {
                                -2.24409524465858183362e+01};
   const double erx = 8.45062911510467529297e-01; // erf(1) rounded to 24 bits
   Type f = x->type;
-  Attrs nearest = floatMods(f, true, false);
+  Attrs nearest = floatMods(f, tile::Mods::Rounding);
   auto op = [&](const char *n, Value *l, Value *r) { return make1(n, {l, r}, f, nearest); };
   auto c = [&](double v) { return constFloat(v, f); };
   auto ratio = [&](const double *p, int np, const double *q, int nq, Value *v) {

@@ -19,6 +19,7 @@
 #include "conversion/ttir_to_tile/launch_guard.h"
 #include "conversion/ttir_to_tile/raise_views.h"
 #include "ir/builder.h"
+#include "tile/elementwise_ops.h"
 #include "tile/tile.h"
 
 namespace tt::tile_conv {
@@ -91,8 +92,9 @@ private:
 
   bool f32(Type t) { return t.element().isFloat() && t.element().floatKind() == FloatKind::F32; }
 
-  // Flags the environment asks for, on ops that take them (f32 only, as Tile IR allows).
-  Attrs floatMods(Type t, bool rounding, bool approxable);
+  // The rounding and flush_to_zero of a float op by its table entry (tile/elementwise_ops.h):
+  // Triton's f32 semantics, and what the environment asks for (f32 only, as Tile IR allows).
+  Attrs floatMods(Type t, tile::Mods mods);
 
   // 90 for "sm_90", 100 for "sm_100" (string order would put sm_100 before sm_90).
   int archNumber() const {
