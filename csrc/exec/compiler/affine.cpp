@@ -123,6 +123,8 @@ public:
     findAssumed();
     chooseCompact();
     chooseLazy();
+    if (!tile_)
+      chooseFolds();
     if (!tile_) // Tile IR: Compiler::analyzeTile (its control flow differs)
       findForeignPointers();
   }
@@ -164,10 +166,7 @@ public:
       if (n == "arith.andi" && r->type.element().isInt(1))
         iv.insert(r);
     }
-    std::unordered_map<const Value *, std::vector<std::pair<const Operation *, size_t>>> uses;
-    for (const Operation *op : ops_)
-      for (size_t i = 0; i < op->numOperands(); ++i)
-        uses[op->operand(i)].push_back({op, i});
+    Uses uses = allUses();
     for (bool changed = true; changed;) {
       changed = false;
       auto drop = [&](std::unordered_set<const Value *> &set, const Value *v) {
@@ -215,6 +214,86 @@ public:
             drop(iv, v);
             break;
           }
+        }
+    }
+  }
+
+  // Folded broadcasts and box masks (affine.h), TTIR only.
+  void chooseFolds() {
+    auto &fold = out_.folded;
+    auto &box = out_.boxMask;
+    // A source whose register holds one element (the compiler's splat aliases).
+    std::function<bool(const Value *)> splatLike = [&](const Value *v) {
+      const Operation *d = v->def;
+      if (!d)
+        return false;
+      if (d->is("tt.splat") || d->is("arith.constant"))
+        return true;
+      if (d->is("tt.broadcast") || d->is("tt.reshape") || d->is("tt.expand_dims") ||
+          d->is("tt.bitcast") || d->is("arith.bitcast") || d->is("tt.int_to_ptr") ||
+          d->is("tt.ptr_to_int"))
+        return splatLike(d->operand(0));
+      return false;
+    };
+    auto outer = [](const Value *v) {
+      return v->type.isTensor() && v->type.rank() == 2 && v->type.shape()[0] > 1 &&
+             v->type.shape()[1] > 1;
+    };
+    for (const Operation *op : ops_) {
+      if (op->numResults() != 1 || !outer(op->result(0)))
+        continue;
+      const Value *r = op->result(0);
+      if (op->is("tt.broadcast") && !splatLike(op->operand(0))) {
+        const auto &src = op->operand(0)->type.shape();
+        if (src.size() == 2 && (src[0] == 1) != (src[1] == 1))
+          fold[r] = src[1] == 1;
+      } else if (op->is("arith.andi") && r->type.element().isInt(1)) {
+        box.insert(r);
+      }
+    }
+    auto foldedMask = [&](const Value *v) { return fold.count(v) && v->type.element().isInt(1); };
+    auto compactMask = [&](const Operation *op, size_t i) {
+      return ((op->is("tt.load") && i == 1) || (op->is("tt.store") && i == 2)) &&
+             out_.compact.count(op->operand(0));
+    };
+    Uses uses = allUses();
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (const Value *v : std::vector<const Value *>(box.begin(), box.end()))
+        for (const Value *o : v->def->operands)
+          if (!foldedMask(o) && !box.count(o)) {
+            box.erase(v);
+            changed = true;
+            break;
+          }
+      auto usesOk = [&](const Value *v, bool rows) {
+        Type e = v->type.element();
+        for (auto &u : uses[v]) {
+          const Operation *op = u.first;
+          const size_t i = u.second;
+          bool ok;
+          if (e.isInt(1)) {
+            ok = compactMask(op, i) || (op->is("arith.andi") && box.count(op->result(0)));
+          } else if (op->is("tt.addptr") && out_.compact.count(op->result(0))) {
+            ok = e.isPtr() ? i == 0 && rows
+                           : i == 1 && out_.intStride.count(v) && !out_.intAssumed.count(v);
+          } else {
+            ok = false;
+          }
+          if (!ok)
+            return false;
+        }
+        return true;
+      };
+      for (const auto &kv : std::vector<std::pair<const Value *, bool>>(fold.begin(), fold.end()))
+        if (!usesOk(kv.first, kv.second)) {
+          fold.erase(kv.first);
+          changed = true;
+        }
+      for (const Value *v : std::vector<const Value *>(box.begin(), box.end()))
+        if (!usesOk(v, false)) {
+          box.erase(v);
+          changed = true;
         }
     }
   }
@@ -316,6 +395,16 @@ public:
   }
 
 private:
+  using Uses = std::unordered_map<const Value *, std::vector<std::pair<const Operation *, size_t>>>;
+  // Every (op, operand index) that reads each value.
+  Uses allUses() const {
+    Uses uses;
+    for (const Operation *op : ops_)
+      for (size_t i = 0; i < op->numOperands(); ++i)
+        uses[op->operand(i)].push_back({op, i});
+    return uses;
+  }
+
   void collect(const Block &b) {
     for (const auto &op : b.ops()) {
       ops_.push_back(op.get());

@@ -19,6 +19,20 @@
 // aside (compact_ptr.cpp). Compact tiles are never materialized: tt.addptr updates R row
 // addresses instead of R*L lanes, and loads/stores check bounds once per tile or row.
 //
+// Outer-product broadcasts (TTIR only): a rank-2 tt.broadcast of an (R, 1) or a (1, L) tile to
+// (R, L), R and L both above 1, from a source that is not a splat, is *folded* (its register is
+// the source's, never written) when every use reads it through the source:
+//  - a pointer broadcast of rows, as the base of a compact tt.addptr (a row address each);
+//  - an integer broadcast, as the offset of a compact tt.addptr with a proven stride (rows: the
+//    row's one offset; lanes: lane 0 and the stride, the same for every row);
+//  - an i1 broadcast, as the mask of a compact load or store, or an operand of a box mask.
+// A *box mask* is an i1 arith.andi of (R, L) whose operands are folded i1 broadcasts or box
+// masks, used only as compact access masks or by box masks: its register holds R row bytes
+// then L lane bytes, and lane j of row r is active when both are (compact_ptr.cpp). Together
+// they replace the R*L-lane pointer, offset and mask tiles that a masked 2-D access's
+// `rows[:, None] ... cols[None, :]` arithmetic builds (every iteration of a K loop) with R + L
+// bytes. Strip-mined kernels (rank 1) have none.
+//
 // Tile IR (cuda_tile.entry) gets the same analysis through the TTIR op each op's rule follows
 // (iota as make_range, offset as addptr, reshape/broadcast of a one-element tile as a splat,
 // exti as extsi, ...; loop-carried values meet over for/loop/if and their continue/break/yield
@@ -61,6 +75,9 @@ struct AffineInfo {
   // only feed the masks of compact loads/stores are kept as one interval of active lanes.
   std::unordered_set<const Value *> lazyInt;
   std::unordered_set<const Value *> intervalMask;
+  // Folded broadcasts: true where the source is (R, 1) (rows), false where it is (1, L).
+  std::unordered_map<const Value *, bool> folded;
+  std::unordered_set<const Value *> boxMask;
 
   const CompactPtr *compactOf(const Value *v) const {
     auto it = compact.find(v);
@@ -69,6 +86,12 @@ struct AffineInfo {
   bool lazy(const Value *v) const { return lazyInt.count(v) != 0; }
   bool interval(const Value *v) const { return intervalMask.count(v) != 0; }
   bool assumed(const Value *v) const { return intAssumed.count(v) != 0; }
+  // 0: not folded; 1: a folded broadcast of rows; 2: of lanes.
+  int foldOf(const Value *v) const {
+    auto it = folded.find(v);
+    return it == folded.end() ? 0 : it->second ? 1 : 2;
+  }
+  bool box(const Value *v) const { return boxMask.count(v) != 0; }
   bool intStrideOf(const Value *v, int64_t &s) const {
     auto it = intStride.find(v);
     if (it == intStride.end())

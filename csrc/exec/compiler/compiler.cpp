@@ -325,6 +325,14 @@ void Compiler::classify(const Operation &func) {
   // Lazy integer tiles hold lane 0; interval masks [lo, hi) then L bytes (compact_ptr.cpp).
   for (const Value *v : affine_.lazyInt)
     infos_[v].numel = 1;
+  // Folded broadcasts hold their source; box masks R row bytes then L lane bytes.
+  for (const auto &kv : affine_.folded)
+    infos_[kv.first].numel = infos_[kv.first->def->operand(0)].numel;
+  for (const Value *v : affine_.boxMask) {
+    ValueInfo &vi = infos_[v];
+    vi.dt = DType::I1;
+    vi.numel = v->type.shape()[0] + v->type.shape()[1];
+  }
   for (const Value *v : affine_.intervalMask) {
     ValueInfo &vi = infos_[v];
     vi.dt = DType::I1;
@@ -337,7 +345,7 @@ void Compiler::classify(const Operation &func) {
         const Value *v = op->result(i);
         // Tile IR splats (reshape, broadcast) and control flow results are never compact.
         if (!v->type.isTensor() || !v->type.element().isPtr() || op->is("tt.splat") ||
-            (tileIR() && !op->is("cuda_tile.offset")))
+            (tileIR() && !op->is("cuda_tile.offset")) || affine_.foldOf(v))
           continue;
         const CompactPtr *cp = affine_.compactOf(v);
         std::string what = cp ? "compact (" + std::to_string(cp->rows) + " rows, stride " +
@@ -349,6 +357,12 @@ void Compiler::classify(const Operation &func) {
       if (op->numResults() == 1 && (affine_.lazy(op->result(0)) || affine_.interval(op->result(0))))
         pd_.notes += op->name() + " at " + locationString(op->loc()) + ": " +
                      (affine_.lazy(op->result(0)) ? "lane 0 only" : "interval mask") + "\n";
+      if (op->numResults() == 1 && (affine_.foldOf(op->result(0)) || affine_.box(op->result(0))))
+        pd_.notes += op->name() + " at " + locationString(op->loc()) + ": " +
+                     (affine_.box(op->result(0))           ? "box mask"
+                      : affine_.foldOf(op->result(0)) == 1 ? "folded (rows)"
+                                                           : "folded (lanes)") +
+                     "\n";
       if (!isCombineOp(*op))
         for (size_t r = 0; r < op->numRegions(); ++r)
           for (const auto &blk : op->region(r)->blocks)
@@ -365,8 +379,12 @@ void Compiler::classifyTTIROp(const Operation &op) {
     setRoot(res, op.operand(0));
     infos_[res].bcast = true;
   } else if (op.is("tt.broadcast") && infos_[op.operand(0)].bcast) {
+    if (affine_.foldOf(res))
+      fail(op, "internal error: a folded broadcast of a splat");
     setRoot(res, op.operand(0));
     infos_[res].bcast = true;
+  } else if (op.is("tt.broadcast") && affine_.foldOf(res)) {
+    setRoot(res, op.operand(0)); // never written: its users read the source (affine.h)
   } else if (op.is("tt.reshape") || op.is("tt.expand_dims") || op.is("tt.bitcast") ||
              op.is("arith.bitcast") || op.is("tt.int_to_ptr") || op.is("tt.ptr_to_int")) {
     setRoot(res, op.operand(0));
@@ -706,6 +724,8 @@ void Compiler::compileBlock(const Block &b, InstList &list) {
 }
 
 void Compiler::emitOp(const Operation &op) {
+  if (!tileIR() && op.is("tt.broadcast") && affine_.foldOf(op.result(0)))
+    return; // folded: its users read the source (affine.h)
   static const EmitFn ttirEmitters[] = {emitElementwise, emitCast, emitMemory,      emitShape,
                                         emitReduce,      emitDot,  emitControlFlow, emitMisc};
   static const EmitFn tileEmitters[] = {emitTileElementwise, emitTileShape,   emitTileMemory,
@@ -936,6 +956,10 @@ void Compiler::prepare(const Operation &func) {
     } else {
       stripLen_ = chooseStripLen(func);
       affine_ = analyzeAffine(func);
+      if (stripLen_) { // (rank 1: nothing to fold; kept exact anyway)
+        affine_.folded.clear();
+        affine_.boxMask.clear();
+      }
     }
     origins_ = pointerOrigins(func);
     classify(func);

@@ -123,6 +123,8 @@ public:
   bool intStrideAssumed(const Value *v) const { return affine_.assumed(v); }
   bool lazyInt(const Value *v) const { return affine_.lazy(v); }
   bool intervalMask(const Value *v) const { return affine_.interval(v); }
+  int foldOf(const Value *v) const { return affine_.foldOf(v); } // affine.h: 1 rows, 2 lanes
+  bool boxMask(const Value *v) const { return affine_.box(v); }
   // A forwarded load (forward.cpp, Frame::fwdSlot): its kernel sets the pointer in front of v's
   // register, and its readers get Ref::ind.
   bool forwarded(const Value *v) const {

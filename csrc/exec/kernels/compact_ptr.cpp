@@ -33,12 +33,18 @@ struct CompactAux : Aux {
   int es = 4;         // element bytes (load/store)
   bool hasMask = false, hasOther = false, isBool = false;
   bool forward = false; // a forwarded load (Frame::fwdSlot)
+  // Masks of outer products (affine.h): 1 row bytes (a folded broadcast of rows), 2 lane bytes
+  // (of lanes), 3 a box mask (R row bytes, then L lane bytes); 0 otherwise.
+  int boxMode = 0;
   // tt.addptr
   // 0 broadcast scalar, 1 compact, 2 full tile, 3 full tile whose rows are one address each
-  // (a broadcast along the last dimension: the lanes need no check)
+  // (a broadcast along the last dimension: the lanes need no check), 4 a folded broadcast of
+  // rows (the register holds one address per row)
   int baseMode = 0;
   int64_t baseStride = 0; // bytes, compact or full base
   bool offBcast = false;
+  // A folded offset broadcast: rows (one offset per row) or lanes (one row for all rows).
+  bool offRows = false, offShared = false;
   bool verifyOffsets = false; // the offset stride was assumed: check every lane
   int64_t offStride = 0;      // elements
   int offBits = 32;
@@ -102,6 +108,8 @@ template <class Off> void compactAddptrK(const Inst &I, Frame &F) {
       limB = reinterpret_cast<const int64_t *>(base + R)[r];
     } else if (a.baseMode == 3) {
       b = base[r * L];
+    } else if (a.baseMode == 4) {
+      b = base[r];
     } else {
       b = base[r * L];
       for (int64_t j = 1; j < L; ++j) // a full base: affine up to its first odd lane
@@ -110,7 +118,7 @@ template <class Off> void compactAddptrK(const Inst &I, Frame &F) {
           break;
         }
     }
-    const Off *orow = off + (a.offBcast ? 0 : r * L);
+    const Off *orow = off + (a.offBcast || a.offShared ? 0 : a.offRows ? r : r * L);
     const int64_t o0 = static_cast<int64_t>(orow[0]);
     int64_t lim = limB;
     if (!a.offBcast) {
@@ -126,7 +134,7 @@ template <class Off> void compactAddptrK(const Inst &I, Frame &F) {
     limits[r] = lim;
     // Exception lanes: the exact address of each.
     for (int64_t j = lim; j < L; ++j) {
-      uint64_t bj = a.baseMode == 0 || a.baseMode == 3 ? b
+      uint64_t bj = a.baseMode == 0 || a.baseMode >= 3 ? b
                     : a.baseMode == 2                  ? base[r * L + j]
                     : j < limB                         ? b + static_cast<uint64_t>(j * a.baseStride)
                                                        : base[2 * R + r * L + j];
@@ -271,6 +279,43 @@ void intervalAndK(const Inst &I, Frame &F) {
   hdr[1] = -1;
 }
 
+// ---- box masks (affine.h): [R row bytes][L lane bytes] ----
+
+struct BoxAux : Aux {
+  int64_t R = 1, L = 1;
+  int modes[2] = {0, 0}; // each operand's: 1 row bytes, 2 lane bytes, 3 a box
+};
+
+void boxAndK(const Inst &I, Frame &F) {
+  const BoxAux &a = *static_cast<const BoxAux *>(I.aux);
+  const int64_t R = a.R, L = a.L;
+  uint8_t *rows = F.at<uint8_t>(I.out), *lanes = rows + R;
+  std::fill(rows, rows + R + L, uint8_t(1));
+  for (int k = 0; k < 2; ++k) {
+    const uint8_t *src = F.at<uint8_t>(I.in[k].off);
+    const int mode = a.modes[k];
+    if (mode & 1)
+      for (int64_t r = 0; r < R; ++r)
+        rows[r] &= src[r] != 0;
+    if (mode & 2) {
+      const uint8_t *sl = src + (mode & 1 ? R : 0);
+      for (int64_t j = 0; j < L; ++j)
+        lanes[j] &= sl[j] != 0;
+    }
+  }
+}
+
+// A box operand's row and lane bytes (null: all active), from a mask register of mode `mode`.
+inline void boxParts(const uint8_t *m, int mode, int64_t R, int64_t L, const uint8_t *&rows,
+                     const uint8_t *&lanes) {
+  rows = mode & 1 ? m : nullptr;
+  lanes = mode & 2 ? m + (mode & 1 ? R : 0) : nullptr;
+  if (rows && countActive(rows, R) == R)
+    rows = nullptr;
+  if (lanes && countActive(lanes, L) == L)
+    lanes = nullptr;
+}
+
 // The whole tile in one check: no exception lane, and the span of all rows inside one array.
 inline bool tileClear(const Inst &I, const Frame &F, const uint64_t *starts, const int64_t *limits,
                       int64_t R, int64_t L, int64_t S, int es) {
@@ -344,6 +389,39 @@ template <int ES> void compactLoadK(const Inst &I, Frame &F) {
       return;
     }
     m += 16; // lane-by-lane bytes
+  }
+  if (a.boxMode) {
+    const uint8_t *rows, *lanes;
+    boxParts(m, a.boxMode, R, L, rows, lanes);
+    m = nullptr;
+    if (rows || lanes) { // some lane inactive: row by row, the lanes the box keeps
+      int64_t first, last;
+      const bool any = activeSpan(lanes, L, first, last);
+      for (int64_t r = 0; r < R; ++r) {
+        T *orow = o + r * L;
+        if (!any || (rows && !rows[r])) {
+          for (int64_t j = 0; j < L; ++j)
+            orow[j] = otherAt(r * L + j);
+          continue;
+        }
+        const uint64_t *exr = ex + r * L;
+        const int64_t lim = limits[r];
+        checkRow(I, F, Access::Load, starts[r], lim, exr, S, ES, lanes, first, last, r * L);
+        const char *src = reinterpret_cast<const char *>(starts[r]);
+        if (!lanes && lim == L && S == ES) {
+          copyBytes(orow, src, static_cast<size_t>(L) * ES);
+          continue;
+        }
+        for (int64_t j = 0; j < L; ++j)
+          orow[j] = lanes && !lanes[j]
+                        ? otherAt(r * L + j)
+                        : loadAs<T>(j < lim ? src + j * S : reinterpret_cast<const char *>(exr[j]));
+      }
+      if (a.isBool)
+        for (int64_t i = 0; i < n; ++i)
+          o[i] = o[i] != 0;
+      return;
+    }
   }
   if (m && mb) {
     if (!m[0]) {
@@ -434,6 +512,36 @@ template <int ES> void compactStoreK(const Inst &I, Frame &F) {
     }
     m += 16; // lane-by-lane bytes
   }
+  if (a.boxMode) {
+    const uint8_t *rows, *lanes;
+    boxParts(m, a.boxMode, R, L, rows, lanes);
+    m = nullptr;
+    if (rows || lanes) { // some lane inactive: check the kept rows, then write them
+      int64_t first, last;
+      if (!activeSpan(lanes, L, first, last))
+        return;
+      for (int64_t r = 0; r < R; ++r)
+        if (!rows || rows[r])
+          checkRow(I, F, Access::Store, starts[r], limits[r], ex + r * L, S, ES, lanes, first, last,
+                   r * L);
+      for (int64_t r = 0; r < R; ++r) {
+        if (rows && !rows[r])
+          continue;
+        char *dst = reinterpret_cast<char *>(starts[r]);
+        const T *vr = v + (vb ? 0 : r * L);
+        const uint64_t *exr = ex + r * L;
+        const int64_t lim = limits[r];
+        if (!lanes && lim == L && S == ES && !vb) {
+          copyBytes(dst, vr, static_cast<size_t>(L) * ES);
+          continue;
+        }
+        for (int64_t j = 0; j < L; ++j)
+          if (!lanes || lanes[j])
+            storeAs<T>(j < lim ? dst + j * S : reinterpret_cast<char *>(exr[j]), vr[vb ? 0 : j]);
+      }
+      return;
+    }
+  }
   if (m && I.in[2].bcast) {
     if (!m[0])
       return;
@@ -488,6 +596,7 @@ void emitCompactAccess(Compiler &c, const Operation &op, const CompactPtr &cp, b
   a->hasMask = mask != nullptr;
   a->hasOther = load && other != nullptr;
   a->intervalMask = mask && c.intervalMask(mask);
+  a->boxMode = !mask ? 0 : c.boxMask(mask) ? 3 : c.foldOf(mask);
   Ref pr = c.ref(ptr);
   Ref r1, r2;
   if (load) {
@@ -563,6 +672,27 @@ bool emitCompact(Compiler &c, const Operation &op) {
     I.n = 1;
     return true;
   }
+  if (andi && op.numResults() == 1 && c.boxMask(op.result(0))) {
+    auto *a = c.makeAux<BoxAux>();
+    const Value *res = op.result(0);
+    a->R = res->type.shape()[0];
+    a->L = res->type.shape()[1];
+    Ref in[2];
+    for (int k = 0; k < 2; ++k) {
+      const Value *x = op.operand(k);
+      a->modes[k] = c.boxMask(x) ? 3 : c.foldOf(x);
+      if (!a->modes[k])
+        c.fail(op, "internal error: a box mask of an operand neither folded nor a box");
+      in[k] = c.ref(x);
+    }
+    Inst &I = c.emit(boxAndK, op);
+    I.aux = a;
+    I.in[0] = in[0];
+    I.in[1] = in[1];
+    I.out = c.out(res);
+    I.n = a->R + a->L;
+    return true;
+  }
   if (name == "tt.addptr" || name == "cuda_tile.offset") {
     const Value *res = op.result(0), *base = op.operand(0), *off = op.operand(1);
     const CompactPtr *cp = c.compact(res);
@@ -573,10 +703,17 @@ bool emitCompact(Compiler &c, const Operation &op) {
     a->rowLen = cp->rowLen;
     Ref b = c.ref(base, true);
     const CompactPtr *cb = c.compact(base);
-    a->baseMode = cb ? 1 : ((b.bcast || c.numel(base) == 1) ? 0 : rowUniform(base) ? 3 : 2);
+    a->baseMode = cb                                ? 1
+                  : c.foldOf(base) == 1             ? 4
+                  : (b.bcast || c.numel(base) == 1) ? 0
+                  : rowUniform(base)                ? 3
+                                                    : 2;
     a->baseStride = cb ? cb->strideBytes : cp->strideBytes; // full base: same stride as res
     Ref o = c.ref(off, true);
-    a->offBcast = o.bcast || (c.numel(off) == 1 && !c.lazyInt(off)); // lazy: lane 0 + stride
+    a->offRows = c.foldOf(off) == 1;
+    a->offShared = c.foldOf(off) == 2;
+    a->offBcast = o.bcast || (c.numel(off) == 1 && !c.lazyInt(off) && !a->offRows &&
+                              !a->offShared); // lazy: lane 0 + stride
     if (!a->offBcast && !c.intStride(off, a->offStride))
       c.fail(op, "internal error: compact tt.addptr without an offset stride");
     a->verifyOffsets = !a->offBcast && c.intStrideAssumed(off);
@@ -584,6 +721,8 @@ bool emitCompact(Compiler &c, const Operation &op) {
     Type pointee = res->type.element().pointee();
     int pb = pointee.isPtr() ? 8 : dtypeSize(dtypeOf(pointee));
     a->shift = __builtin_ctz(static_cast<unsigned>(pb));
+    if (a->baseMode == 4 && cp->strideBytes != (a->offBcast ? 0 : a->offStride * pb))
+      c.fail(op, "internal error: a folded base whose rows do not follow the result's stride");
     if (a->baseMode == 3 && cp->strideBytes != (a->offBcast ? 0 : a->offStride * pb))
       a->baseMode = 2;    // (cannot happen: the base adds nothing to the stride; checked anyway)
     if (a->baseMode == 2) // a full base: its lanes step by (result stride - offset stride)

@@ -171,7 +171,7 @@ KernelFn pickElementwise(const std::string &name, int64_t pred, DType dt, size_t
 
 bool readsOperandsThroughRefs(const Compiler &c, const Operation &op) {
   if (op.numResults() != 1 || op.numOperands() == 0 || op.numOperands() > 3 ||
-      c.intervalMask(op.result(0)))
+      c.intervalMask(op.result(0)) || c.boxMask(op.result(0)))
     return false;
   std::string name = op.name();
   int64_t pred = op.intAttr("predicate", -1);
@@ -218,7 +218,7 @@ bool emitElementwise(Compiler &c, const Operation &op) {
   if (op.numResults() != 1)
     return false;
   const Value *res = op.result(0);
-  if (c.intervalMask(res))
+  if (c.intervalMask(res) || c.boxMask(res))
     return false; // compact_ptr.cpp
   if (name == "arith.select") {
     emitSelectAs(c, op, op.operand(0), op.operand(1), op.operand(2), res);
