@@ -14,12 +14,12 @@ from exec_harness import ptr, run
 
 _core = pytest.importorskip("triton_tile._core")
 
-# One (16, 32) block of x (m x n, leading dimension ld) per program along x, copied to y where
-# rows < m and cols < n and EXTRA (another lane condition: cols >= lo), with -1 elsewhere in the
-# loaded tile, which also goes to t (16 x 32 per program, unmasked). OFF is i32 or i64.
+# One (16, 32) block of x (m x n, leading dimension ld) per program along x, columns c0 + j,
+# copied to y where rows < m and cols < n (and cols >= lo, as MASK says), with -1 elsewhere in
+# the loaded tile, which also goes to t (16 x 32 per program, unmasked). OFF is i32 or i64.
 BLOCK = r"""
 module {
-  tt.func public @k(%x: !tt.ptr<f32>, %y: !tt.ptr<f32>, %t: !tt.ptr<f32>, %m: i32, %n: i32, %ld: i32, %lo: i32) {
+  tt.func public @k(%x: !tt.ptr<f32>, %y: !tt.ptr<f32>, %t: !tt.ptr<f32>, %m: i32, %n: i32, %ld: i32, %lo: i32, %c0: i32) {
     %pid = tt.get_program_id x : i32
     %c16 = arith.constant 16 : i32
     %r0 = arith.muli %pid, %c16 : i32
@@ -27,8 +27,11 @@ module {
     %r0s = tt.splat %r0 : i32 -> tensor<16xi32>
     %rows1 = arith.addi %r0s, %ar : tensor<16xi32>
     %rows = tt.expand_dims %rows1 {axis = 1 : i32} : tensor<16xi32> -> tensor<16x1xi32>
-    %cols1 = tt.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32>
+    %lanes1 = tt.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32>
+    %c0s = tt.splat %c0 : i32 -> tensor<32xi32>
+    %cols1 = arith.addi %lanes1, %c0s : tensor<32xi32>
     %cols = tt.expand_dims %cols1 {axis = 0 : i32} : tensor<32xi32> -> tensor<1x32xi32>
+    %lanes = tt.expand_dims %lanes1 {axis = 0 : i32} : tensor<32xi32> -> tensor<1x32xi32>
     %lds = tt.splat %ld : i32 -> tensor<16x1xi32>
     %roff32 = arith.muli %rows, %lds : tensor<16x1xi32>
     %roff = CAST_ROWS
@@ -65,7 +68,7 @@ module {
     %ts = tt.splat %tp0 : !tt.ptr<f32> -> tensor<16x1x!tt.ptr<f32>>
     %tr = tt.addptr %ts, %trow : tensor<16x1x!tt.ptr<f32>>, tensor<16x1xi32>
     %tb = tt.broadcast %tr : tensor<16x1x!tt.ptr<f32>> -> tensor<16x32x!tt.ptr<f32>>
-    %tcb = tt.broadcast %cols : tensor<1x32xi32> -> tensor<16x32xi32>
+    %tcb = tt.broadcast %lanes : tensor<1x32xi32> -> tensor<16x32xi32>
     %tp = tt.addptr %tb, %tcb : tensor<16x32x!tt.ptr<f32>>, tensor<16x32xi32>
     tt.store %tp, %v : tensor<16x32x!tt.ptr<f32>>
     tt.return
@@ -98,7 +101,7 @@ def prog(src):
     return _core.TTIRProgram(_core.parse_ttir(src), "k")
 
 
-def expected(x, m, n, lo, mask, programs):
+def expected(x, m, n, lo, mask, programs, c0=0):
     """(y, t) as numpy computes them: y the masked copy (NaN elsewhere), t each program's
     loaded tile (-1 where masked off)."""
     ld = x.shape[1]
@@ -108,27 +111,31 @@ def expected(x, m, n, lo, mask, programs):
         for i in range(16):
             r = p * 16 + i
             for j in range(32):
-                on = {"box": r < m and j < n and j >= lo, "rows": r < m,
-                      "lanes": j >= lo and j < n}[mask]
+                c = c0 + j
+                on = {"box": r < m and c < n and c >= lo, "rows": r < m,
+                      "lanes": c >= lo and c < n}[mask]
                 if on:
-                    t[p, i, j] = x.reshape(-1)[r * ld + j]
-                    y.reshape(-1)[r * ld + j] = t[p, i, j]
+                    t[p, i, j] = x.reshape(-1)[r * ld + c]
+                    y.reshape(-1)[r * ld + c] = t[p, i, j]
     return y, t
 
 
 @pytest.mark.parametrize("mask", sorted(MASKS))
 @pytest.mark.parametrize("off", ["i32", "i64"])
-@pytest.mark.parametrize("m,n,lo", [(48, 32, 0), (37, 29, 0), (40, 32, 5), (20, 3, 2), (7, 32, 40)])
-def test_masked_block_copy(mask, off, m, n, lo, rng):
+@pytest.mark.parametrize("m,n,lo,c0", [(48, 32, 0, 0), (48, 40, 0, 8), (37, 29, 0, 0),
+                                        (40, 32, 5, 0), (40, 39, 10, 7), (20, 3, 2, 0),
+                                        (7, 32, 40, 0)])
+def test_masked_block_copy(mask, off, m, n, lo, c0, rng):
     """Full, partial and empty rows and lanes (lo 40: no lane active; m 7: the later programs'
-    rows all inactive), 3 programs of 16 rows."""
+    rows all inactive), 3 programs of 16 rows; c0 shifts the columns (a lane offset that does
+    not start at 0)."""
     programs, ld = 3, 40
     x = rng.standard_normal((programs * 16, ld)).astype(np.float32)
     y = np.full(x.shape, np.nan, np.float32)
     t = np.full((programs, 16, 32), np.nan, np.float32)
     p = prog(block(mask, off))
-    run(p, (programs, 1, 1), ptr(x), ptr(y), ptr(t), m, n, ld, lo)
-    want_y, want_t = expected(x, m, n, lo, mask, programs)
+    run(p, (programs, 1, 1), ptr(x), ptr(y), ptr(t), m, n, ld, lo, c0)
+    want_y, want_t = expected(x, m, n, lo, mask, programs, c0)
     np.testing.assert_array_equal(t, want_t)
     np.testing.assert_array_equal(y, want_y)
 
@@ -148,7 +155,7 @@ def test_masked_off_lanes_past_the_array_are_never_read(rng):
     x = rng.standard_normal((m, n)).astype(np.float32)
     y = np.full((m, n), np.nan, np.float32)
     t = np.full((2, 16, 32), np.nan, np.float32)
-    run(prog(block("box")), (2, 1, 1), ptr(x), ptr(y), ptr(t), m, n, n, 0)
+    run(prog(block("box")), (2, 1, 1), ptr(x), ptr(y), ptr(t), m, n, n, 0, 0)
     np.testing.assert_array_equal(y, x)
     want = np.full((2, 16, 32), -1.0, np.float32)
     want.reshape(32, 32)[:m, :n] = x
@@ -162,7 +169,7 @@ def test_an_active_lane_out_of_bounds_raises_and_writes_nothing(rng):
     y = np.full((m, ld), np.nan, np.float32)
     t = np.full((1, 16, 32), np.nan, np.float32)
     with pytest.raises(IndexError, match="out-of-bounds load"):
-        run(prog(block("box")), (1, 1, 1), ptr(x), ptr(y), ptr(t), m, 32, ld, 0)
+        run(prog(block("box")), (1, 1, 1), ptr(x), ptr(y), ptr(t), m, 32, ld, 0, 0)
     assert np.isnan(y).all()
 
 
@@ -179,7 +186,7 @@ def test_a_mask_with_another_use_stays_a_full_tile(rng):
     x = rng.standard_normal((48, ld)).astype(np.float32)
     y = np.full(x.shape, np.nan, np.float32)
     t = np.full((3, 16, 32), np.nan, np.float32)
-    run(p, (3, 1, 1), ptr(x), ptr(y), ptr(t), m, n, ld, lo)
+    run(p, (3, 1, 1), ptr(x), ptr(y), ptr(t), m, n, ld, lo, 0)
     want_y, want_t = expected(x, m, n, lo, "box", 3)
     np.testing.assert_array_equal(t, want_t)
     np.testing.assert_array_equal(y, want_y)

@@ -67,7 +67,9 @@ inline int64_t firstWrappedLane(int64_t off0, int64_t so, int bits, int64_t rowL
   if (bits >= 64 || so == 0)
     return rowLen;
   const int64_t hi = (int64_t(1) << (bits - 1)) - 1, lo = -hi - 1;
-  int64_t j = so > 0 ? (hi - off0) / so + 1 : (off0 - lo) / (-so) + 1;
+  int64_t j = so == 1  ? hi - off0 + 1 // (the usual unit stride: no division per row)
+              : so > 0 ? (hi - off0) / so + 1
+                       : (off0 - lo) / (-so) + 1;
   return j < rowLen ? j : rowLen;
 }
 
@@ -98,6 +100,17 @@ template <class Off> void compactAddptrK(const Inst &I, Frame &F) {
     }
     return;
   }
+  // A folded offset of lanes is the same row for every row: its first wrapped lane too.
+  const int64_t sharedLim =
+      a.offShared ? firstWrappedLane(static_cast<int64_t>(off[0]), a.offStride, a.offBits, L) : L;
+  if (a.baseMode == 4 && a.offShared && sharedLim == L) { // rows + one lane row: no exceptions
+    const uint64_t delta = static_cast<uint64_t>(static_cast<int64_t>(off[0])) << a.shift;
+    for (int64_t r = 0; r < R; ++r) {
+      starts[r] = base[r] + delta;
+      limits[r] = L;
+    }
+    return;
+  }
   for (int64_t r = 0; r < R; ++r) {
     uint64_t b;
     int64_t limB = L;
@@ -122,7 +135,8 @@ template <class Off> void compactAddptrK(const Inst &I, Frame &F) {
     const int64_t o0 = static_cast<int64_t>(orow[0]);
     int64_t lim = limB;
     if (!a.offBcast) {
-      lim = std::min(lim, firstWrappedLane(o0, a.offStride, a.offBits, L));
+      lim =
+          std::min(lim, a.offShared ? sharedLim : firstWrappedLane(o0, a.offStride, a.offBits, L));
       if (a.verifyOffsets)
         for (int64_t j = 1; j < lim; ++j)
           if (static_cast<int64_t>(orow[j]) != wrapped<Off>(o0, a.offStride, j)) {
