@@ -9,6 +9,10 @@ each iteration, block pointers (`tl.make_block_ptr` + `tl.advance`), and a host
 executor) and prints GFLOP/s and the ratio to numpy's `a @ b` measured in the same process.
 Speed should not depend on the spelling (issue 14 asks for >= 0.9x numpy for every form).
 Results are checked against numpy before timing.
+
+This 2-core machine is shared and its speed drifts by 10-40% between seconds, so numpy and the
+forms are timed in interleaved rounds (`--rounds`, each a median over `--rep-ms`), and each
+reports its best round: a drift cannot favour the side timed in a fast second.
 """
 
 from __future__ import annotations
@@ -105,6 +109,7 @@ def main(argv=None) -> int:
     ap.add_argument("--size", type=int, default=1024)
     ap.add_argument("--paths", default="ptx,tile")
     ap.add_argument("--rep-ms", type=float, default=400.0)
+    ap.add_argument("--rounds", type=int, default=3)
     args = ap.parse_args(argv)
     n = args.size
     rng = np.random.default_rng(0)
@@ -113,11 +118,7 @@ def main(argv=None) -> int:
     ref = a.astype(np.float64) @ b.astype(np.float64)
     out = np.empty((n, n), np.float32)
     flops = 2.0 * n * n * n
-    np_ms = time_ms(lambda: np.matmul(a, b, out=out), args.rep_ms)
-    np_gflops = flops / np_ms / 1e6
-    print(f"fp32 matmul {n}^3 on the CPU ({os.cpu_count()} cores): numpy (OpenBLAS) "
-          f"{np_ms:.2f} ms, {np_gflops:.1f} GFLOP/s")
-    print(f"{'form':30} {'path':5} {'ms':>9} {'GFLOP/s':>9} {'vs numpy':>9}")
+    runs = {"numpy": lambda: np.matmul(a, b, out=out)}
     for name, kernel, bm, bn, bk, desc in FORMS:
         for path in args.paths.split(","):
             c = np.full((n, n), np.nan, np.float32)
@@ -136,9 +137,19 @@ def main(argv=None) -> int:
             if not np.allclose(c, ref, rtol=1e-3, atol=1e-2):
                 print(f"{name:30} {path:5} WRONG (max error {np.nanmax(np.abs(c - ref)):.3g})")
                 continue
-            ms = time_ms(run, args.rep_ms)
-            gflops = flops / ms / 1e6
-            print(f"{name:30} {path:5} {ms:9.2f} {gflops:9.1f} {gflops / np_gflops:8.2f}x")
+            runs[(name, path)] = run
+    best = {key: float("inf") for key in runs}
+    for _ in range(args.rounds):
+        for key, run in runs.items():
+            best[key] = min(best[key], time_ms(run, args.rep_ms))
+    np_ms = best.pop("numpy")
+    np_gflops = flops / np_ms / 1e6
+    print(f"fp32 matmul {n}^3 on the CPU ({os.cpu_count()} cores): numpy (OpenBLAS) "
+          f"{np_ms:.2f} ms, {np_gflops:.1f} GFLOP/s (best of {args.rounds} interleaved rounds)")
+    print(f"{'form':30} {'path':5} {'ms':>9} {'GFLOP/s':>9} {'vs numpy':>9}")
+    for (name, path), ms in best.items():
+        gflops = flops / ms / 1e6
+        print(f"{name:30} {path:5} {ms:9.2f} {gflops:9.1f} {gflops / np_gflops:8.2f}x")
     return 0
 
 
