@@ -614,7 +614,9 @@ def advice(kind: str, facts: Dict[str, Any]) -> List[str]:
             "(ENABLE_TILE=1) after: python -m triton_tile.tools.verify ...",
             "Benchmark PTX vs Tile IR over sizes (128, 1024, 8192): "
             "triton_tile.testing.compare_backends(kernel, grid, *args).",
-            "Where accuracy allows: TILEIR_ENABLE_APPROX=1 and TILEIR_ENABLE_FTZ=1."]
+            "f32 math is stock Triton's already (`/`, tl.sqrt, tl.exp, tl.exp2 fast); where "
+            "accuracy allows more: TILEIR_ENABLE_APPROX=1 and TILEIR_ENABLE_FTZ=1 (every f32 "
+            "op approximate and flushing)."]
     return out
 
 
