@@ -123,10 +123,10 @@ public:
     findAssumed();
     chooseCompact();
     chooseLazy();
-    if (!tile_)
+    if (!tile_) { // Tile IR: Compiler::analyzeTile (its control flow differs); no folds there
       chooseFolds();
-    if (!tile_) // Tile IR: Compiler::analyzeTile (its control flow differs)
       findForeignPointers();
+    }
   }
 
   // Lazy integer tiles and interval masks (affine.h), rank 1 only.

@@ -956,10 +956,6 @@ void Compiler::prepare(const Operation &func) {
     } else {
       stripLen_ = chooseStripLen(func);
       affine_ = analyzeAffine(func);
-      if (stripLen_) { // (rank 1: nothing to fold; kept exact anyway)
-        affine_.folded.clear();
-        affine_.boxMask.clear();
-      }
     }
     origins_ = pointerOrigins(func);
     classify(func);

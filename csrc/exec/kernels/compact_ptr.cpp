@@ -372,6 +372,26 @@ template <int ES> void compactLoadK(const Inst &I, Frame &F) {
   T *__restrict o = F.at<T>(I.out);
   const int64_t n = I.n;
   auto otherAt = [&](int64_t i) -> T { return oth ? oth[ob ? 0 : i] : T(0); };
+  auto fillRow = [&](int64_t r) {
+    for (int64_t j = 0; j < L; ++j)
+      o[r * L + j] = otherAt(r * L + j);
+  };
+  // Row r under the lane mask mr (null: every lane), its active lanes [first, last].
+  auto loadRow = [&](int64_t r, const uint8_t *mr, int64_t first, int64_t last) {
+    T *orow = o + r * L;
+    const uint64_t *exr = ex + r * L;
+    const int64_t lim = limits[r];
+    checkRow(I, F, Access::Load, starts[r], lim, exr, S, ES, mr, first, last, r * L);
+    const char *src = reinterpret_cast<const char *>(starts[r]);
+    if (!mr && lim == L && S == ES) {
+      copyBytes(orow, src, static_cast<size_t>(L) * ES);
+      return;
+    }
+    for (int64_t j = 0; j < L; ++j)
+      orow[j] = mr && !mr[j]
+                    ? otherAt(r * L + j)
+                    : loadAs<T>(j < lim ? src + j * S : reinterpret_cast<const char *>(exr[j]));
+  };
   if (a.forward) // the register, unless the fast path below leaves the tile in memory
     F.fwdSlot(I.out) = reinterpret_cast<const char *>(o);
   if (a.intervalMask) {
@@ -412,24 +432,10 @@ template <int ES> void compactLoadK(const Inst &I, Frame &F) {
       int64_t first, last;
       const bool any = activeSpan(lanes, L, first, last);
       for (int64_t r = 0; r < R; ++r) {
-        T *orow = o + r * L;
-        if (!any || (rows && !rows[r])) {
-          for (int64_t j = 0; j < L; ++j)
-            orow[j] = otherAt(r * L + j);
-          continue;
-        }
-        const uint64_t *exr = ex + r * L;
-        const int64_t lim = limits[r];
-        checkRow(I, F, Access::Load, starts[r], lim, exr, S, ES, lanes, first, last, r * L);
-        const char *src = reinterpret_cast<const char *>(starts[r]);
-        if (!lanes && lim == L && S == ES) {
-          copyBytes(orow, src, static_cast<size_t>(L) * ES);
-          continue;
-        }
-        for (int64_t j = 0; j < L; ++j)
-          orow[j] = lanes && !lanes[j]
-                        ? otherAt(r * L + j)
-                        : loadAs<T>(j < lim ? src + j * S : reinterpret_cast<const char *>(exr[j]));
+        if (!any || (rows && !rows[r]))
+          fillRow(r);
+        else
+          loadRow(r, lanes, first, last);
       }
       if (a.isBool)
         for (int64_t i = 0; i < n; ++i)
@@ -462,29 +468,13 @@ template <int ES> void compactLoadK(const Inst &I, Frame &F) {
   } else {
     for (int64_t r = 0; r < R; ++r) {
       const uint8_t *mr = m ? m + r * L : nullptr;
-      T *orow = o + r * L;
-      const uint64_t *exr = ex + r * L;
-      const int64_t lim = limits[r];
+      if (mr && countActive(mr, L) == L)
+        mr = nullptr;
       int64_t first, last;
-      bool all = !mr || countActive(mr, L) == L;
-      if (!activeSpan(all ? nullptr : mr, L, first, last)) {
-        for (int64_t j = 0; j < L; ++j)
-          orow[j] = otherAt(r * L + j);
-        continue;
-      }
-      checkRow(I, F, Access::Load, starts[r], lim, exr, S, ES, all ? nullptr : mr, first, last,
-               r * L);
-      const char *src = reinterpret_cast<const char *>(starts[r]);
-      if (all && lim == L && S == ES) {
-        copyBytes(orow, src, static_cast<size_t>(L) * ES);
-        continue;
-      }
-      for (int64_t j = 0; j < L; ++j) {
-        if (!all && !mr[j])
-          orow[j] = otherAt(r * L + j);
-        else
-          orow[j] = loadAs<T>(j < lim ? src + j * S : reinterpret_cast<const char *>(exr[j]));
-      }
+      if (activeSpan(mr, L, first, last))
+        loadRow(r, mr, first, last);
+      else
+        fillRow(r);
     }
   }
   if (a.isBool)
@@ -502,6 +492,23 @@ template <int ES> void compactStoreK(const Inst &I, Frame &F) {
   const T *v = F.at<T>(I.in[1].off);
   const bool vb = I.in[1].bcast;
   const uint8_t *m = a.hasMask ? F.at<uint8_t>(I.in[2].off) : nullptr;
+  // Row r under the lane mask mr (null: every lane), its lanes checked already.
+  auto storeRow = [&](int64_t r, const uint8_t *mr, bool stream) {
+    char *dst = reinterpret_cast<char *>(starts[r]);
+    const T *vr = v + (vb ? 0 : r * L);
+    const uint64_t *exr = ex + r * L;
+    const int64_t lim = limits[r];
+    if (!mr && lim == L && S == ES && !vb) {
+      if (stream)
+        streamBytes(dst, vr, static_cast<size_t>(L) * ES);
+      else
+        copyBytes(dst, vr, static_cast<size_t>(L) * ES);
+      return;
+    }
+    for (int64_t j = 0; j < L; ++j)
+      if (!mr || mr[j])
+        storeAs<T>(j < lim ? dst + j * S : reinterpret_cast<char *>(exr[j]), vr[vb ? 0 : j]);
+  };
   if (a.intervalMask) {
     const int64_t *h = reinterpret_cast<const int64_t *>(m);
     if (h[0] >= 0) { // lanes [lo, hi) of the single row
@@ -538,21 +545,9 @@ template <int ES> void compactStoreK(const Inst &I, Frame &F) {
         if (!rows || rows[r])
           checkRow(I, F, Access::Store, starts[r], limits[r], ex + r * L, S, ES, lanes, first, last,
                    r * L);
-      for (int64_t r = 0; r < R; ++r) {
-        if (rows && !rows[r])
-          continue;
-        char *dst = reinterpret_cast<char *>(starts[r]);
-        const T *vr = v + (vb ? 0 : r * L);
-        const uint64_t *exr = ex + r * L;
-        const int64_t lim = limits[r];
-        if (!lanes && lim == L && S == ES && !vb) {
-          copyBytes(dst, vr, static_cast<size_t>(L) * ES);
-          continue;
-        }
-        for (int64_t j = 0; j < L; ++j)
-          if (!lanes || lanes[j])
-            storeAs<T>(j < lim ? dst + j * S : reinterpret_cast<char *>(exr[j]), vr[vb ? 0 : j]);
-      }
+      for (int64_t r = 0; r < R; ++r)
+        if (!rows || rows[r])
+          storeRow(r, lanes, false);
       return;
     }
   }
@@ -577,21 +572,7 @@ template <int ES> void compactStoreK(const Inst &I, Frame &F) {
                       streamingTarget(I, *F.launch, starts[0]);
   for (int64_t r = 0; r < R; ++r) {
     const uint8_t *mr = m ? m + r * L : nullptr;
-    char *dst = reinterpret_cast<char *>(starts[r]);
-    const T *vr = v + (vb ? 0 : r * L);
-    const uint64_t *exr = ex + r * L;
-    const int64_t lim = limits[r];
-    bool rowAll = !mr || countActive(mr, L) == L;
-    if (rowAll && lim == L && S == ES && !vb) {
-      if (stream)
-        streamBytes(dst, vr, static_cast<size_t>(L) * ES);
-      else
-        copyBytes(dst, vr, static_cast<size_t>(L) * ES);
-      continue;
-    }
-    for (int64_t j = 0; j < L; ++j)
-      if (!mr || mr[j])
-        storeAs<T>(j < lim ? dst + j * S : reinterpret_cast<char *>(exr[j]), vr[vb ? 0 : j]);
+    storeRow(r, mr && countActive(mr, L) == L ? nullptr : mr, stream);
   }
   if (stream)
     streamed(F);
