@@ -12,13 +12,12 @@ namespace tt::tile {
 // Triton's PTX lowering makes of the same TTIR op (3.6, read from its PTX): divf is
 // div.full.f32, sqrt sqrt.approx.ftz.f32, rsqrt rsqrt.approx.ftz.f32, exp2 ex2.approx.ftz.f32,
 // exp ex2.approx.f32 of x*log2(e); the precise forms are tt.precise_divf / tt.precise_sqrt
-// (div_rn, sqrt_rn). Precise forms of the fast ops cost tileiras a slow-path call each (sm_90
-// SASS: 144 instructions for a divf, 56 for a sqrt, 3 more per exp2 for denormal inputs).
+// (div_rn, sqrt_rn). The precise forms of the fast ops are long code in tileiras (sm_90
+// SASS: 144 instructions and a slow-path call for a divf, 56 for a sqrt, 3 more per exp2).
 enum class Mods {
   None,          // no attributes
   Signed,        // signedness = signed (the Tile IR op also has an unsigned TTIR twin)
   Unsigned,      // signedness = unsigned
-  Ftz,           // flush_to_zero where options ask (f32)
   Rounding,      // rounding = nearest_even, plus flush_to_zero where asked
   DivF,          // as Rounding; f32: full (div.full), approx where options ask
   FastFtz,       // f32: flush_to_zero (exp2, rsqrt: approximate ops of Tile IR)

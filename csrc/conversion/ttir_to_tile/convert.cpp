@@ -110,7 +110,7 @@ Attrs Converter::floatMods(Type t, tile::Mods mods) {
       a.emplace_back("rounding", i32Attr(tile::kApprox));
     return a;
   }
-  if (mods != Mods::Ftz && mods != Mods::FastFtz) {
+  if (mods != Mods::FastFtz) {
     int rounding = tile::kNearestEven;
     if (f && mods == Mods::DivF)
       rounding = opts_.approx ? tile::kApprox : tile::kFull;
@@ -445,7 +445,6 @@ const std::unordered_map<std::string, Converter::Handler> &Converter::handlers()
         t[e.ttir] = [to, s](C &c, O o) { c.intDivRem(o, to, s); };
         break;
       }
-      case Mods::Ftz:
       case Mods::Rounding:
       case Mods::DivF:
       case Mods::FastFtz:
