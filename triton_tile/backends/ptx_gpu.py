@@ -16,7 +16,7 @@ import importlib
 import sys
 import threading
 import types
-from typing import Any, Dict, Optional
+from typing import Any, Callable, Dict, NamedTuple, Optional
 
 from ..compiler import driver, errors
 from ..compiler import kernel as cc
@@ -248,14 +248,27 @@ def direct_launch_known() -> bool:
 _NO_CALLS: list = []  # a hook chain with nothing in it has these calls (compared, never changed)
 
 
-def _direct_entry(twin, stock) -> tuple:
-    """What a direct launch of `stock` needs: (twin, stock kernel, C launch or None, its
-    cooperative-grid and PDL flags, the launcher, function, packed metadata, stock's runtime
-    knobs (the hooks), torch's current-stream and current-device functions). With no scratch
-    memory to allocate (its sizes 0), stock 3.6's launcher's Python __call__ only adds those two
-    flags and two None scratch pointers before calling its C `launch`: that call is made here
-    directly (C launch not None); otherwise the launcher is called. The modules' functions
-    are looked up once here, not at every launch."""
+class _Direct(NamedTuple):
+    """What a direct launch of `stock` needs (_direct_entry)."""
+    twin: Any
+    stock: Any
+    c_launch: Any  # stock's C launch, or None: its launcher is called instead
+    coop: bool  # the launcher's cooperative-grid and PDL flags
+    pdl: bool
+    launcher: Any
+    function: Any
+    packed: Any  # packed metadata
+    hooks: Any  # stock's runtime knobs (the launch hooks)
+    stream_of: Callable[[int], int]  # torch's current raw stream of a device
+    current_device: Callable[[], int]  # torch's current device
+
+
+def _direct_entry(twin, stock) -> _Direct:
+    """What a direct launch of `stock` needs. With no scratch memory to allocate (its sizes 0),
+    stock 3.6's launcher's Python __call__ only adds its cooperative-grid and PDL flags and two
+    None scratch pointers before calling its C `launch`: that call is made here directly (C
+    launch not None); otherwise the launcher is called. The modules' functions are looked up
+    once here, not at every launch."""
     launcher = stock.run
     scratchless = (getattr(launcher, "global_scratch_size", 1) == 0
                    and getattr(launcher, "profile_scratch_size", 1) == 0
@@ -263,9 +276,9 @@ def _direct_entry(twin, stock) -> tuple:
     c_launch, coop, pdl = ((launcher.launch, launcher.launch_cooperative_grid,
                             launcher.launch_pdl) if scratchless else (None, False, False))
     torch_c = sys.modules["torch"]._C
-    return (twin, stock, c_launch, coop, pdl, launcher, stock.function, stock.packed_metadata,
-            sys.modules["triton"].knobs.runtime, torch_c._cuda_getCurrentRawStream,
-            torch_c._cuda_getDevice)
+    return _Direct(twin, stock, c_launch, coop, pdl, launcher, stock.function,
+                   stock.packed_metadata, sys.modules["triton"].knobs.runtime,
+                   torch_c._cuda_getCurrentRawStream, torch_c._cuda_getDevice)
 
 
 def _direct_applies(param_types) -> bool:
@@ -352,7 +365,7 @@ class PTXGPUKernel(cc.CompiledKernel):
                                                               options)
         md.update(path="ptx", target=arch)
         self._stock = None  # stock Triton's CompiledKernel of the last launch
-        self._direct = {}  # device -> _direct_entry(...)
+        self._direct: Dict[int, _Direct] = {}  # device -> _direct_entry(...)
         self._direct_applies = _direct_applies(spec.param_types)
         super().__init__(jit_fn.__name__, dict(asm or {}), md, None, spec.param_types)
         self._jit_fn = jit_fn
@@ -376,8 +389,8 @@ class PTXGPUKernel(cc.CompiledKernel):
         device = buf.device
         direct = self._direct.get(device)
         if addresses is not None and direct is not None and self._direct_applies and \
-                direct[0] is current_twin(jit_fn):
-            if direct[10]() == device:
+                direct.twin is current_twin(jit_fn):
+            if direct.current_device() == device:
                 self._direct_launch(direct, grid, device, bound, addresses)
             else:
                 with on_device(device):
