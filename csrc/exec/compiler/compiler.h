@@ -131,6 +131,12 @@ public:
     auto it = infos_.find(rootOf(v));
     return it != infos_.end() && it->second.fwd;
   }
+  // A forwarded load whose only readers are float dots taking it as A: its kernel also sets
+  // Frame::fwdRowBytes and may point at rows that are not adjacent (forward.cpp).
+  bool forwardedRows(const Value *v) const {
+    auto it = infos_.find(rootOf(v));
+    return it != infos_.end() && it->second.fwd && it->second.fwdRows;
+  }
   // Pointers not derived from a kernel argument (affine.h): their accesses are checked against
   // the process's mapped memory instead of the arguments (mapped_memory.h).
   bool foreignPointer(const Value *v) const { return affine_.foreignPtr.count(v) != 0; }
@@ -176,7 +182,8 @@ private:
     DType dt = DType::I32;
     bool bcast = false; // the register holds one element standing for all numel
     bool assigned = false;
-    bool fwd = false; // a forwarded load's storage class (forward.cpp)
+    bool fwd = false;     // a forwarded load's storage class (forward.cpp)
+    bool fwdRows = false; // ... read only as a float dot's A operand: rows may be strided
   };
   const ValueInfo &info(const Value *v) const;
 

@@ -153,9 +153,14 @@ struct Frame {
   // fast path (the whole tile contiguous, in bounds and active) the load points them at the
   // memory and copies nothing; otherwise it fills the register and points them at it. Every
   // writer of the register (the load, an if's result copy) sets the pointer.
+  // A load forwarded to a dot's A operand (forward.cpp, "rows") may leave rows that are not
+  // adjacent: the 8 bytes before the pointer hold the bytes from one row to the next.
   static constexpr uint32_t kFwdHeader = 64;
   const char *&fwdSlot(uint32_t off) const {
     return *reinterpret_cast<const char **>(R + off - sizeof(char *));
+  }
+  int64_t &fwdRowBytes(uint32_t off) const {
+    return *reinterpret_cast<int64_t *>(R + off - sizeof(char *) - sizeof(int64_t));
   }
   // The elements an operand refers to.
   template <class T> const T *in(const Ref &r) const {

@@ -32,7 +32,8 @@ struct CompactAux : Aux {
   int64_t stride = 0; // bytes between neighbouring lanes
   int es = 4;         // element bytes (load/store)
   bool hasMask = false, hasOther = false, isBool = false;
-  bool forward = false; // a forwarded load (Frame::fwdSlot)
+  bool forward = false;     // a forwarded load (Frame::fwdSlot)
+  bool forwardRows = false; // ... read as a dot's A: evenly spaced rows too (Frame::fwdRowBytes)
   // Masks of outer products (affine.h): 1 row bytes (a folded broadcast of rows), 2 lane bytes
   // (of lanes), 3 a box mask (R row bytes, then L lane bytes); 0 otherwise.
   int boxMode = 0;
@@ -350,12 +351,19 @@ inline bool tileClear(const Inst &I, const Frame &F, const uint64_t *starts, con
   return hi >= lo && inBoundsI(I, *F.launch, lo, hi - lo + es);
 }
 
-// True when row r starts rowBytes after row r - 1: the rows form one contiguous block.
+// True when each row starts rowBytes after the one before (rowBytes = L * es: one block).
 inline bool rowsContiguous(const uint64_t *starts, int64_t R, int64_t rowBytes) {
   for (int64_t r = 1; r < R; ++r)
     if (starts[r] != starts[0] + static_cast<uint64_t>(r * rowBytes))
       return false;
   return true;
+}
+
+// Whether the rows are evenly spaced by a whole number of elements (0 apart: one row repeated;
+// negative: bottom up), and the bytes from each row to the next.
+inline bool evenRows(const uint64_t *starts, int64_t R, int es, int64_t &pitch) {
+  pitch = R > 1 ? static_cast<int64_t>(starts[1] - starts[0]) : 0;
+  return pitch % es == 0 && rowsContiguous(starts, R, pitch);
 }
 
 template <int ES> void compactLoadK(const Inst &I, Frame &F) {
@@ -394,6 +402,8 @@ template <int ES> void compactLoadK(const Inst &I, Frame &F) {
   };
   if (a.forward) // the register, unless the fast path below leaves the tile in memory
     F.fwdSlot(I.out) = reinterpret_cast<const char *>(o);
+  if (a.forwardRows)
+    F.fwdRowBytes(I.out) = L * ES;
   if (a.intervalMask) {
     const int64_t *h = reinterpret_cast<const int64_t *>(m);
     if (h[0] >= 0) { // lanes [lo, hi) of the single row
@@ -454,6 +464,12 @@ template <int ES> void compactLoadK(const Inst &I, Frame &F) {
   if ((!m || countActive(m, n) == n) && tileClear(I, F, starts, limits, R, L, S, ES)) {
     if (a.forward && S == ES && rowsContiguous(starts, R, L * ES)) {
       F.fwdSlot(I.out) = reinterpret_cast<const char *>(starts[0]);
+      return;
+    }
+    int64_t pitch;
+    if (a.forwardRows && S == ES && evenRows(starts, R, ES, pitch)) { // a dot's A, in place
+      F.fwdSlot(I.out) = reinterpret_cast<const char *>(starts[0]);
+      F.fwdRowBytes(I.out) = pitch;
       return;
     }
     for (int64_t r = 0; r < R; ++r) {
@@ -596,6 +612,7 @@ void emitCompactAccess(Compiler &c, const Operation &op, const CompactPtr &cp, b
   Ref r1, r2;
   if (load) {
     a->forward = c.forwarded(val);
+    a->forwardRows = c.forwardedRows(val);
     if (mask)
       r1 = c.ref(mask, true);
     if (a->hasOther)

@@ -108,12 +108,24 @@ void loadAcc(Frame &F, Ref c, char *dst, int64_t n, int es) {
     std::memcpy(dst + i * es, F.R + c.off, static_cast<size_t>(es));
 }
 
+// Calls f(src, dst, n) over A's M rows of K elements, rowBytes apart in the source and dense in
+// the destination; once for all of them when the source is dense too.
+template <class Fn>
+void eachARow(const char *src, int64_t rowBytes, int es, int64_t M, int64_t K, Fn f) {
+  if (rowBytes == K * es)
+    return f(src, int64_t(0), M * K);
+  for (int64_t r = 0; r < M; ++r)
+    f(src + r * rowBytes, r * K, K);
+}
+
 void dotFloatK(const Inst &I, Frame &F) {
   const DotAux &x = *static_cast<const DotAux *>(I.aux);
   const int64_t MK = x.M * x.K, KN = x.K * x.N, MN = x.M * x.N;
   const int aes = dtypeSize(x.aType), bes = dtypeSize(x.bType), ces = dtypeSize(x.cType);
   for (int64_t bi = 0; bi < x.batch; ++bi) {
-    const char *aSrc = F.R + x.a.off + bi * MK * aes;
+    // A forwarded A (forward.cpp: 2-D, so one batch) may be rows of a matrix in memory.
+    const char *aSrc = x.a.ind ? F.fwdSlot(x.a.off) : F.R + x.a.off + bi * MK * aes;
+    const int64_t aRowBytes = x.a.ind ? F.fwdRowBytes(x.a.off) : x.K * aes;
     const char *bSrc = F.R + x.b.off + bi * KN * bes;
     char *dOut = F.R + x.d + bi * MN * ces;
     // Accumulator in f32.
@@ -131,12 +143,17 @@ void dotFloatK(const Inst &I, Frame &F) {
       loadAcc(F, x.c.bcast ? x.c : Ref{static_cast<uint32_t>(x.c.off + bi * MN * ces), false}, dOut,
               MN, 4);
     }
+    // f32 ieee reads A where it is; the other forms convert it into dense scratch.
     const float *A = reinterpret_cast<const float *>(aSrc);
+    int64_t lda = aRowBytes / aes;
     const float *B = reinterpret_cast<const float *>(bSrc);
     if (x.aType != DType::F32) {
       float *aw = F.at<float>(x.aw);
-      widenToF32(aSrc, x.aType, aw, MK);
+      eachARow(aSrc, aRowBytes, aes, x.M, x.K, [&](const char *src, int64_t at, int64_t n) {
+        widenToF32(src, x.aType, aw + at, n);
+      });
       A = aw;
+      lda = x.K;
     }
     if (x.bType != DType::F32) {
       float *bw = F.at<float>(x.bw);
@@ -145,21 +162,23 @@ void dotFloatK(const Inst &I, Frame &F) {
     }
     if (x.aType == DType::F32 && x.precision == kTF32) {
       float *aw = F.at<float>(x.aw), *bw = F.at<float>(x.bw);
-      tf32Round(A, aw, MK);
+      eachARow(aSrc, aRowBytes, aes, x.M, x.K, [&](const char *src, int64_t at, int64_t n) {
+        tf32Round(reinterpret_cast<const float *>(src), aw + at, n);
+      });
       tf32Round(B, bw, KN);
-      A = aw;
-      B = bw;
-      gemmAcc(A, B, D, x.M, x.N, x.K);
+      gemmAcc(aw, x.K, bw, D, x.M, x.N, x.K);
     } else if (x.aType == DType::F32 && x.precision == kTF32x3) {
       float *ahi = F.at<float>(x.aw), *bhi = F.at<float>(x.bw);
       float *alo = F.at<float>(x.alo), *blo = F.at<float>(x.blo);
-      tf32Split(reinterpret_cast<const float *>(aSrc), ahi, alo, MK);
+      eachARow(aSrc, aRowBytes, aes, x.M, x.K, [&](const char *src, int64_t at, int64_t n) {
+        tf32Split(reinterpret_cast<const float *>(src), ahi + at, alo + at, n);
+      });
       tf32Split(reinterpret_cast<const float *>(bSrc), bhi, blo, KN);
-      gemmAcc(alo, bhi, D, x.M, x.N, x.K);
-      gemmAcc(ahi, blo, D, x.M, x.N, x.K);
-      gemmAcc(ahi, bhi, D, x.M, x.N, x.K);
+      gemmAcc(alo, x.K, bhi, D, x.M, x.N, x.K);
+      gemmAcc(ahi, x.K, blo, D, x.M, x.N, x.K);
+      gemmAcc(ahi, x.K, bhi, D, x.M, x.N, x.K);
     } else {
-      gemmAcc(A, B, D, x.M, x.N, x.K);
+      gemmAcc(A, lda, B, D, x.M, x.N, x.K);
     }
     if (x.dw)
       narrowFromF32(D, x.cType, dOut, MN);

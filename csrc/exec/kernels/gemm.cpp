@@ -2,12 +2,13 @@
 //
 // f32 on AVX2/FMA runs our own register-blocked kernel: each 6x16 block of D lives in 12 ymm
 // registers for the whole K loop, each step broadcasting one element of A's six rows against
-// one 16-wide row of B. A dot's tiles are small (64x64x32 is typical) and were just loaded into
-// contiguous registers, so B's rows are already the packed panel a BLAS would build, and the
-// whole problem sits in L1/L2: no packing is needed. Eigen's GEMM packs both operands on every
-// call; with it the CPU matmul ran 4-13% slower on the Tile path (benchmarks/RESULTS.md,
-// "2026-11-26, evening: CPU matmul with our own GEMM kernel"). Each element of D accumulates its K
-// products in order with FMA.
+// one 16-wide row of B. A dot's tiles are small (64x64x32 is typical) and B was just loaded into
+// a contiguous register, so its rows are already the packed panel a BLAS would build, and the
+// whole problem sits in L1/L2: no packing is needed. A is read one element at a time, so its
+// rows may be anywhere (lda): a load forwarded to the dot leaves them in the matrix. Eigen's GEMM
+// packs both operands on every call; with it the CPU matmul ran 4-13% slower on the Tile path
+// (benchmarks/RESULTS.md, "2026-11-26, evening: CPU matmul with our own GEMM kernel"). Each element
+// of D accumulates its K products in order with FMA.
 //
 // Elsewhere (f64, or a build without AVX2) Eigen when the build has it, else a blocked loop.
 #include "exec/kernels/gemm.h"
@@ -27,10 +28,12 @@
 namespace tt::exec {
 namespace {
 
-template <class T> void gemmGeneric(const T *A, const T *B, T *D, int64_t M, int64_t N, int64_t K) {
+template <class T>
+void gemmGeneric(const T *A, int64_t lda, const T *B, T *D, int64_t M, int64_t N, int64_t K) {
 #ifdef TT_HAVE_EIGEN
   using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  Eigen::Map<const Mat> a(A, M, K), b(B, K, N);
+  Eigen::Map<const Mat, 0, Eigen::OuterStride<>> a(A, M, K, Eigen::OuterStride<>(lda));
+  Eigen::Map<const Mat> b(B, K, N);
   Eigen::Map<Mat> d(D, M, N);
   d.noalias() += a * b;
 #else
@@ -40,7 +43,7 @@ template <class T> void gemmGeneric(const T *A, const T *B, T *D, int64_t M, int
     for (int64_t i = 0; i < M; ++i) {
       T *__restrict drow = D + i * N;
       for (int64_t k = k0; k < k1; ++k) {
-        const T aik = A[i * K + k];
+        const T aik = A[i * lda + k];
         const T *__restrict brow = B + k * N;
         for (int64_t j = 0; j < N; ++j)
           drow[j] += aik * brow[j];
@@ -84,40 +87,42 @@ inline void block(const float *A, int64_t lda, const float *B, int64_t ldb, floa
 
 // One column panel (8*NV wide) of D, all rows: six at a time, then the rest.
 template <int NV>
-void panel(const float *A, const float *B, float *D, int64_t M, int64_t N, int64_t K, int64_t j) {
+void panel(const float *A, int64_t lda, const float *B, float *D, int64_t M, int64_t N, int64_t K,
+           int64_t j) {
   int64_t i = 0;
   for (; i + 6 <= M; i += 6)
-    block<6, NV>(A + i * K, K, B + j, N, D + i * N + j, N, K);
-  const float *a = A + i * K;
+    block<6, NV>(A + i * lda, lda, B + j, N, D + i * N + j, N, K);
+  const float *a = A + i * lda;
   float *d = D + i * N + j;
   switch (M - i) {
   case 5:
-    return block<5, NV>(a, K, B + j, N, d, N, K);
+    return block<5, NV>(a, lda, B + j, N, d, N, K);
   case 4:
-    return block<4, NV>(a, K, B + j, N, d, N, K);
+    return block<4, NV>(a, lda, B + j, N, d, N, K);
   case 3:
-    return block<3, NV>(a, K, B + j, N, d, N, K);
+    return block<3, NV>(a, lda, B + j, N, d, N, K);
   case 2:
-    return block<2, NV>(a, K, B + j, N, d, N, K);
+    return block<2, NV>(a, lda, B + j, N, d, N, K);
   case 1:
-    return block<1, NV>(a, K, B + j, N, d, N, K);
+    return block<1, NV>(a, lda, B + j, N, d, N, K);
   default:
     return;
   }
 }
 
-void gemmF32(const float *A, const float *B, float *D, int64_t M, int64_t N, int64_t K) {
+void gemmF32(const float *A, int64_t lda, const float *B, float *D, int64_t M, int64_t N,
+             int64_t K) {
   int64_t j = 0;
   for (; j + 16 <= N; j += 16)
-    panel<2>(A, B, D, M, N, K, j);
+    panel<2>(A, lda, B, D, M, N, K, j);
   for (; j + 8 <= N; j += 8)
-    panel<1>(A, B, D, M, N, K, j);
+    panel<1>(A, lda, B, D, M, N, K, j);
   // The last N % 8 columns (a tile narrower than 8, or an odd width), in order over K too.
   for (int64_t i = 0; i < M; ++i)
     for (int64_t jj = j; jj < N; ++jj) {
       float s = D[i * N + jj];
       for (int64_t k = 0; k < K; ++k)
-        s = std::fma(A[i * K + k], B[k * N + jj], s);
+        s = std::fma(A[i * lda + k], B[k * N + jj], s);
       D[i * N + jj] = s;
     }
 }
@@ -125,16 +130,17 @@ void gemmF32(const float *A, const float *B, float *D, int64_t M, int64_t N, int
 
 } // namespace
 
-void gemmAcc(const float *A, const float *B, float *D, int64_t M, int64_t N, int64_t K) {
+void gemmAcc(const float *A, int64_t lda, const float *B, float *D, int64_t M, int64_t N,
+             int64_t K) {
 #ifdef TT_GEMM_AVX2
-  gemmF32(A, B, D, M, N, K);
+  gemmF32(A, lda, B, D, M, N, K);
 #else
-  gemmGeneric(A, B, D, M, N, K);
+  gemmGeneric(A, lda, B, D, M, N, K);
 #endif
 }
 
 void gemmAcc(const double *A, const double *B, double *D, int64_t M, int64_t N, int64_t K) {
-  gemmGeneric(A, B, D, M, N, K);
+  gemmGeneric(A, K, B, D, M, N, K);
 }
 
 } // namespace tt::exec

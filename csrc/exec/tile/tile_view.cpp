@@ -99,9 +99,13 @@ template <int ES> void viewLoadK(const Inst &I, Frame &F) {
   T *__restrict o = F.at<T>(I.out);
   if (a.forward) { // Frame::fwdSlot: the memory itself when the box is one contiguous block
     const bool inMemory = b.full && contiguous(a, b);
-    F.fwdSlot(I.out) =
-        inMemory ? reinterpret_cast<const char *>(b.base) : reinterpret_cast<const char *>(o);
-    if (inMemory)
+    // A dot's A (rank 2): rows of adjacent lanes, whatever the row pitch.
+    const bool rowsInMemory = a.forwardRows && b.full && b.step[1] == ES && b.step[0] % ES == 0;
+    F.fwdSlot(I.out) = inMemory || rowsInMemory ? reinterpret_cast<const char *>(b.base)
+                                                : reinterpret_cast<const char *>(o);
+    if (a.forwardRows)
+      F.fwdRowBytes(I.out) = inMemory || !rowsInMemory ? a.tile[1] * ES : b.step[0];
+    if (inMemory || rowsInMemory)
       return;
   }
   if (!b.full) {
@@ -289,6 +293,10 @@ ViewAux *makeViewAux(Compiler &c, const Operation &op, const Value *view,
 
 void emitViewLoad(Compiler &c, const Operation &op, ViewAux *a, const Value *res) {
   a->forward = c.forwarded(res);
+  a->forwardRows = c.forwardedRows(res); // the value is 2-D (forward.cpp)
+  if (a->forwardRows && a->rank != 2)
+    c.fail(op, "internal error: a dot's A operand forwarded from a view of rank " +
+                   std::to_string(a->rank));
   Inst &I = c.emit(pickBySize(a->es, viewLoadK<1>, viewLoadK<2>, viewLoadK<4>, viewLoadK<8>), op);
   I.aux = a;
   I.out = c.out(res);

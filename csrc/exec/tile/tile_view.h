@@ -22,9 +22,10 @@ constexpr int kMaxViewRank = 8;
 // Everything an access needs, in one block of memory (it is read on every access).
 struct ViewAux : Aux {
   int rank = 1;
-  int es = 4;           // element bytes
-  bool isBool = false;  // i1: loads canonicalize nonzero bytes to 1
-  bool forward = false; // a forwarded load (Frame::fwdSlot)
+  int es = 4;               // element bytes
+  bool isBool = false;      // i1: loads canonicalize nonzero bytes to 1
+  bool forward = false;     // a forwarded load (Frame::fwdSlot)
+  bool forwardRows = false; // ... read as a dot's A: evenly spaced rows too (Frame::fwdRowBytes)
   bool padZero = true;
   std::array<char, 8> pad{}; // the padding element
   uint32_t view = 0;         // the tensor_view register
