@@ -424,6 +424,19 @@ TUNE = {"vector add fp32": [{"BLOCK_SIZE": 2048}, {"BLOCK_SIZE": 4096, "num_warp
                                                         (64, 128, 32, 264, 4, 4),
                                                         (128, 128, 64, 264, 8, 3),
                                                         (64, 64, 32, 264, 4, 4))]}
+# Small GEMMs (512^3, 1024^3) also try BLOCK_K 64 at the small tiles, on both sides: half the K
+# steps for the latency-bound sizes, where the 128x128 default leaves most SMs idle.
+TUNE_SMALL = {"matmul fp16": [dict(BLOCK_M=m, BLOCK_N=n, BLOCK_K=64, num_warps=4, num_stages=st)
+                              for m, n, st in ((128, 64, 4), (64, 128, 4), (64, 64, 3))]}
+SMALL_LABELS = ("512^3", "1024^3")
+
+
+def tune(case: "Case") -> List[dict]:
+    """TUNE's configs for the case, with TUNE_SMALL's at the small sizes."""
+    small = TUNE_SMALL.get(case.name, []) if case.label in SMALL_LABELS else []
+    return TUNE.get(case.name, []) + small
+
+
 # The Tile path's own knobs over TUNE's block sizes: a 128x256 fp32 accumulator at the default
 # occupancy of dot kernels (2) fell to 44 TFLOP/s (H100, fp16 4096^3), where stock Triton's
 # winner is that tile; one CTA per SM gives it its registers.
@@ -440,8 +453,12 @@ _MM_TILE = [dict(BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, num_warps=8, num_stages=s
 _ATTN_BWD_TILE = [dict(BLOCK_M1=m1, BLOCK_N1=128, BLOCK_M2=128, BLOCK_N2=n2, num_warps=8,
                        num_stages=3, **knob) for m1, n2 in ((64, 64), (32, 32))
                   for knob in ({"occupancy": 1}, WORKER_WARPS)]
+# The norms at 4 worker warps (a reduction kernel takes num_warps as its worker warps): the
+# default 8 leave 48 registers a thread (docs/gpu_perf_notes.md); 4 at higher occupancy hints.
+_NORM_TILE = [dict(num_warps=4, **({"occupancy": o} if o else {})) for o in (0, 8, 16)]
 TILE_ONLY = {"matmul fp16": _MM_TILE, "matmul bf16": _MM_TILE,
-             "attention bwd fp16": _ATTN_BWD_TILE}
+             "attention bwd fp16": _ATTN_BWD_TILE, "softmax fp16": _NORM_TILE,
+             "softmax bf16": _NORM_TILE, "layer norm fp16": _NORM_TILE}
 _NORM = [dict(num_warps=w, num_stages=st) for w in (4, 8, 16) for st in (1, 2, 3)]
 STOCK_ONLY = {"softmax fp16": _NORM, "softmax bf16": _NORM, "layer norm fp16": _NORM,
               "matmul TMA fp16": [dict(num_warps=4, num_stages=4), dict(num_stages=4)],
@@ -647,10 +664,10 @@ def run_case(case: Case, lean: bool = False, versus: bool = False) -> dict:
     out = {"tile": tile, "best": best, "columns": columns, "stock": stock,
            "path": tile["kernel"].metadata.path}
     if versus:
-        tune = TUNE.get(case.name, [])
-        tile_tuned = _tuned(case, tune + TILE_ONLY.get(case.name, []),
+        configs = tune(case)
+        tile_tuned = _tuned(case, configs + TILE_ONLY.get(case.name, []),
                             lambda m, g: tile_launch(g, m), "tile")
-        stock_tuned = _tuned(case, tune + STOCK_ONLY.get(case.name, []),
+        stock_tuned = _tuned(case, configs + STOCK_ONLY.get(case.name, []),
                              lambda m, g: stock_launch(g, m), "stock")
         if stock is not None:
             stock["config"] = "default"
