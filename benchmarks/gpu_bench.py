@@ -437,12 +437,13 @@ def tune(case: "Case") -> List[dict]:
     return TUNE.get(case.name, []) + small
 
 
-# The Tile path's own knobs over TUNE's block sizes: a 128x256 fp32 accumulator at the default
-# occupancy of dot kernels (2) fell to 44 TFLOP/s (H100, fp16 4096^3), where stock Triton's
-# winner is that tile; one CTA per SM gives it its registers.
-_MM_TILE = [dict(BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, num_warps=8, num_stages=st, occupancy=1)
-            for st in (3, 4)] + [dict(BLOCK_M=256, BLOCK_N=128, BLOCK_K=64, num_warps=8,
-                                      num_stages=3, occupancy=1)]
+# The Tile path's own knobs over TUNE's block sizes: a 128x256 fp32 accumulator ran at 44
+# TFLOP/s (H100, fp16 4096^3) with tileiras's own warp count, where stock Triton's winner is
+# that tile, and one CTA per SM did not lift it (44.8); 8 worker warps did (550-635, 2026-11-26),
+# and the conversion now gives them to such a dot at num_warps 8 (Converter::wantsWorkerWarps).
+# Occupancy 1 and 4 stages won there.
+_MM_TILE = [dict(BLOCK_M=m, BLOCK_N=n, BLOCK_K=64, num_warps=8, num_stages=st, occupancy=1)
+            for m, n, st in ((128, 256, 3), (128, 256, 4), (256, 128, 3))]
 # Attention backward's 128-key blocks (two 128-row fp32 accumulators, dK and dV) run at
 # 80-138 TFLOP/s on the Tile path where stock Triton runs them at 337-371 (H200). ncu at
 # 64/128/128/64: 384 threads at 168 registers and 1.17e9 local spill requests (34.3 ms; stock:

@@ -179,8 +179,9 @@ class Knobs(types.ModuleType):
                            "(docs/gpu_chain.md)", changes_code=True)
     worker_warps = _Env("TRITON_TILE_WORKER_WARPS", _choice("auto", "on", "off"), "auto",
                         "num_warps (4 or 8) as Tile IR's num_worker_warps_per_cta hint: auto = "
-                        "for kernels with reductions, a dot in nested loops or a loop of "
-                        "several dots, on = always, off = never", changes_code=True)
+                        "for kernels with reductions, a dot in nested loops, a loop of "
+                        "several dots or (at 8) a dot accumulating over 128x128, on = "
+                        "always, off = never", changes_code=True)
     version_loops = _Env("TRITON_TILE_VERSION_LOOPS", _parse_bool, True,
                          "0 (measurements only, unsafe): loops are not versioned, the "
                          "conditions of their tile-index accesses are assumed",

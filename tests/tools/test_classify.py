@@ -93,8 +93,12 @@ def _check_configs(source: str):
 # the tuner finds the winners).
 MEASURED_WINNERS = {"dot-related": {1, 2}, "norm-like": {4, 8, 16}}
 # Block shapes (M, N, K) that won the small GEMMs: 512^3 and 1024^3 on an H100 (2026-11-25),
-# 1024^3 on an H200 (64x256x32, 2026-11-26).
-MEASURED_DOT_BLOCKS = {(64, 64, 32), (128, 64, 32), (64, 256, 32)}
+# 1024^3 on an H200 (64x256x32, 2026-11-26), 512^3 and 1024^3 on an H100 (64x64x64,
+# 2026-11-26); and the large ones: 4096^3 and 8192^3 on an H100 (128x256x64, 2026-11-26).
+MEASURED_DOT_BLOCKS = {(64, 64, 32), (128, 64, 32), (64, 256, 32), (64, 64, 64), (128, 256, 64)}
+# Whole configs (M, N, K, num_stages, occupancy) that won: fp16 and bf16 4096^3 and 8192^3 on
+# an H100 (2026-11-26).
+MEASURED_DOT_CONFIGS = {(128, 256, 64, 4, 1)}
 
 
 def test_configs_include_the_occupancies_that_won_on_the_gpu():
@@ -109,6 +113,10 @@ def test_dot_configs_include_the_block_shapes_that_won_on_the_gpu(kernels_file, 
     configs = _check_configs(k["autotune_configs"])
     shapes = {(c.kwargs["BLOCK_M"], c.kwargs["BLOCK_N"], c.kwargs["BLOCK_K"]) for c in configs}
     assert MEASURED_DOT_BLOCKS <= shapes, shapes
+    full = {(c.kwargs["BLOCK_M"], c.kwargs["BLOCK_N"], c.kwargs["BLOCK_K"], c.num_stages,
+             c.occupancy) for c in configs}
+    assert MEASURED_DOT_CONFIGS <= full, full
+    assert all(c.num_warps == 8 for c in configs)  # 8 worker warps for a 128x256 accumulator
 
 
 def test_one_kernel_per_class(kernels_file, capsys):

@@ -50,7 +50,9 @@ def default_occupancy(ttir_text: str) -> int:
 # Measured on an H200 (docs/gpu_perf_notes.md): num_warps=8 as 8 worker warps makes attention
 # 1.7x and a persistent matmul 15x faster, and a plain matmul 1.4x slower, so by default
 # (TileOptions.worker_warps_auto) the conversion gives it to kernels with reductions, with a
-# dot in nested loops or with a loop of several dots (attention backward).
+# dot in nested loops, with a loop of several dots (attention backward) or, at 8 warps, with a
+# dot accumulating more than 128x128 (a 128x256 matmul tile spilled without: 44 against 635
+# TFLOP/s, H100).
 def worker_warps(options) -> int:
     return 0 if knobs.worker_warps == "off" else (8 if options.num_warps >= 8 else 4)
 

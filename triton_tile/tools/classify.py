@@ -43,7 +43,7 @@ import importlib.util
 import json
 import os
 import sys
-from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Set
+from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Set, Tuple
 
 from ..compiler.ir_graph import (  # noqa: F401 - written_*: classify's API too
     _WRITES,
@@ -627,11 +627,14 @@ def _block_params(kernel: Kernel) -> List[str]:
 
 def _dot_metas(kernel: Kernel, constexprs: Dict[str, Any]) -> List[Dict[str, Any]]:
     """Block shapes for a dot kernel beyond its own configs (M x N x K): the small GEMMs'
-    winners 64x64x32 and 128x64x32 (512^3 and 1024^3 on the H100, 2026-11-25 `--versus`) and
-    64x256x32 (1024^3 on an H200, benchmarks/RESULTS.md, 2026-11-26), then larger blocks
-    128x64x64, 128x128x64, 256x128x64."""
-    picks = {"M": (64, 128, 64, 128, 128, 256), "N": (64, 64, 256, 64, 128, 128),
-             "K": (32, 32, 32, 64, 64, 64)}
+    winners 64x64x32 and 128x64x32 (512^3 and 1024^3 on the H100, 2026-11-25 `--versus`),
+    64x256x32 (1024^3 on an H200, benchmarks/RESULTS.md, 2026-11-26) and 64x64x64 (512^3 and
+    1024^3, H100, 2026-11-26), then larger blocks 128x64x64, 128x128x64, 256x128x64 and
+    128x256x64 (4096^3 and 8192^3 on the H100, 2026-11-26: stock Triton's tile, at 8 worker
+    warps, 4 stages and occupancy 1)."""
+    picks = {"M": (64, 128, 64, 64, 128, 128, 256, 128),
+             "N": (64, 64, 256, 64, 64, 128, 128, 256),
+             "K": (32, 32, 32, 64, 64, 64, 64, 64)}
     larger = [{} for _ in range(len(picks["M"]))]
     for name in _block_params(kernel):
         last = name.upper().rstrip("_0123456789")[-1:]
@@ -643,6 +646,15 @@ def _dot_metas(kernel: Kernel, constexprs: Dict[str, Any]) -> List[Dict[str, Any
         if meta not in metas:  # the kernel's own search space, then larger blocks
             metas.append(meta)
     return metas
+
+
+def _dot_stages(meta: Dict[str, Any]) -> Tuple[int, ...]:
+    """num_stages to try: 3, and 4 too for an accumulator of 128x256 or more (the winner there,
+    H100, 2026-11-26: 635 TFLOP/s against 559 at 3)."""
+    dims = [v for k, v in meta.items() if isinstance(v, int) and "BLOCK" in k.upper() and
+            k.upper().rstrip("_0123456789")[-1:] in ("M", "N")]
+    area = dims[0] * dims[1] if len(dims) == 2 else 0
+    return (3, 4) if area >= 128 * 256 else (3,)
 
 
 def _config(meta, **options) -> str:
@@ -674,8 +686,8 @@ def autotune_source(kernel: Kernel, kind: str, facts: Dict[str, Any],
                   "    # it must also do nargs['NUM_SMS'] //= nargs['num_ctas'] for a "
                   "persistent grid).",
                   "    configs = ["]
-        lines += [_config(m, num_stages=3, num_warps=8, occupancy=o, pre_hook="pre_hook")
-                  for m in metas for o in occ]
+        lines += [_config(m, num_stages=st, num_warps=8, occupancy=o, pre_hook="pre_hook")
+                  for m in metas for st in _dot_stages(m) for o in occ]
         lines += ["    ]", "    if _is_blackwell():  # 2CTA mode: sm_100+ only",
                   "        configs += ["]
         lines += ["    " + _config(m, num_stages=3, num_warps=8, occupancy=1, num_ctas=2,

@@ -133,15 +133,17 @@ static int dotsIn(const Operation &op) {
   return n;
 }
 
-bool Converter::wantsWorkerWarps(const Operation &op, int loops) {
+bool Converter::wantsWorkerWarps(const Operation &op, int loops, int workerWarps) {
   const bool loop = op.is("scf.for") || op.is("scf.while");
   if (op.is("tt.reduce") || (op.is("tt.dot") && loops >= 2) || (loop && dotsIn(op) >= 2))
+    return true;
+  if (op.is("tt.dot") && workerWarps >= 8 && op.result(0)->type.numel() > 128 * 128)
     return true;
   int inner = loops + loop;
   for (size_t r = 0; r < op.numRegions(); ++r)
     for (const auto &b : op.region(r)->blocks)
       for (const auto &o : b->ops())
-        if (wantsWorkerWarps(*o, inner))
+        if (wantsWorkerWarps(*o, inner, workerWarps))
           return true;
   return false;
 }
@@ -152,7 +154,8 @@ Attribute Converter::entryHints(const Operation &func) {
     inner.emplace_back("num_cta_in_cga", i32Attr(opts_.numCtas));
   if (opts_.occupancy > 0)
     inner.emplace_back("occupancy", i32Attr(opts_.occupancy));
-  if (opts_.workerWarps > 0 && (!opts_.workerWarpsAuto || wantsWorkerWarps(func, 0)))
+  if (opts_.workerWarps > 0 &&
+      (!opts_.workerWarpsAuto || wantsWorkerWarps(func, 0, opts_.workerWarps)))
     inner.emplace_back("num_worker_warps_per_cta", i32Attr(opts_.workerWarps));
   if (inner.empty())
     return Attribute();

@@ -47,8 +47,9 @@ struct TileOptions {
   // made once at the top run, and keep TMA (off for them cost the matmul 2-12%).
   bool kernelTmaMaps = false;
   int workerWarps = 0; // num_worker_warps_per_cta entry hint when > 0 (4 or 8)
-  // Only for kernels with reductions or with a dot inside a loop inside a loop (persistent
-  // matmuls); measured on an H200, see docs/gpu_perf_notes.md.
+  // Only for kernels with reductions, a dot inside a loop inside a loop (persistent matmuls), a
+  // loop of several dots, or (at 8) a dot accumulating more than 128x128 (Converter::
+  // wantsWorkerWarps); measured on an H200 and an H100, see docs/gpu_perf_notes.md.
   bool workerWarpsAuto = false;
   // Measurement only (TRITON_TILE_VIEW_GUARDS=0): no branch around view accesses whose box may
   // be empty, out of range or wrap (Tile IR leaves those undefined): wrong answers when they do.
