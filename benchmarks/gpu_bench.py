@@ -460,7 +460,11 @@ _NORM_TILE = [dict(num_warps=4, **({"occupancy": o} if o else {})) for o in (0, 
 # fp8 at the fp16 winner's knobs (4 stages, one CTA per SM) over the tutorial's large tiles.
 _MM_FP8_TILE = [dict(BLOCK_M=m, BLOCK_N=n, BLOCK_K=128, num_warps=8, num_stages=4, occupancy=1)
                 for m, n in ((128, 256), (256, 128), (128, 128))]
-TILE_ONLY = {"matmul fp16": _MM_TILE, "matmul bf16": _MM_TILE,
+# The descriptor matmuls at stock Triton's own knobs (STOCK_ONLY) and one CTA per SM.
+_DESC_TILE = [dict(num_warps=w, num_stages=4, **occ) for w in (4, 8)
+              for occ in ({}, {"occupancy": 1})]
+TILE_ONLY = {"matmul TMA fp16": _DESC_TILE, "matmul desc fp16": _DESC_TILE,
+             "matmul fp16": _MM_TILE, "matmul bf16": _MM_TILE,
              "matmul fp8 e4m3": _MM_FP8_TILE, "matmul fp8 e4m3 B K-major": _MM_FP8_TILE,
              "attention bwd fp16": _ATTN_BWD_TILE, "softmax fp16": _NORM_TILE,
              "softmax bf16": _NORM_TILE, "layer norm fp16": _NORM_TILE}
