@@ -652,9 +652,9 @@ def _dot_metas(kernel: Kernel, constexprs: Dict[str, Any]) -> List[Dict[str, Any
 def _dot_stages(meta: Dict[str, Any]) -> Tuple[int, ...]:
     """num_stages to try: 3, and 4 too for an accumulator of 128x256 or more (the winner there,
     H100, 2026-11-26: 635 TFLOP/s against 559 at 3)."""
-    dims = [v for k, v in meta.items() if isinstance(v, int) and "BLOCK" in k.upper() and
-            k.upper().rstrip("_0123456789")[-1:] in ("M", "N")]
-    area = dims[0] * dims[1] if len(dims) == 2 else 0
+    dims = {k.upper().rstrip("_0123456789")[-1:]: v for k, v in meta.items()
+            if type(v) is int and any(w in k.upper() for w in ("BLOCK", "TILE"))}
+    area = dims.get("M", 0) * dims.get("N", 0)
     return (3, 4) if area >= 128 * 256 else (3,)
 
 

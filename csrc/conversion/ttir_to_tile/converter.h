@@ -106,9 +106,9 @@ private:
   // loops with several dots did (attention 1.7x, a persistent matmul 15x; attention backward,
   // four dots a loop at 128-key blocks, 80 -> 367 TFLOP/s: its 168 registers a thread spilled
   // without); a plain matmul, one dot a loop, lost 1.4x (H200, benchmarks/RESULTS.md). So does
-  // a dot whose accumulator is over 128x128 when the launch asks for 8 warps: tileiras's own
-  // warp count spilled the tutorial's 128x256 matmul tile (44 TFLOP/s, fp16 4096^3, H100) and 8
-  // worker warps ran it at 550-635 (2026-11-26).
+  // a dot whose accumulator (batches included) is over 128x128 elements when the launch asks
+  // for 8 warps: tileiras's own warp count spilled the tutorial's 128x256 matmul tile (44
+  // TFLOP/s, fp16 4096^3, H100) and 8 worker warps ran it at 550-635 (2026-11-26).
   static bool wantsWorkerWarps(const Operation &op, int loops, int workerWarps);
 
   Attribute entryHints(const Operation &func);
