@@ -354,8 +354,9 @@ def grouped_gemm(t: Tensors, sizes) -> Case:
 FAMILIES = ["vector_add", "softmax", "layer_norm", "matmul", "matmul_fp8", "matmul_tma",
             "attention", "attention_bwd", "grouped_gemm"]
 
-# Tile IR's own tuning knob (NVIDIA: "occupancy (critical)"; num_warps is ignored there): each
-# Tile case also runs with these occupancy hints, and the table shows the default and the best.
+# Tile IR's own tuning knob (NVIDIA: "occupancy (critical)"; num_warps counts only as worker
+# warps, where the conversion gives them): each Tile case also runs with these occupancy hints,
+# and the table shows the default and the best.
 TILE_OCCUPANCY = {"vector add fp32": [], "softmax fp16": [4, 16], "softmax bf16": [4, 16],
                   "layer norm fp16": [4, 16], "matmul fp16": [2], "matmul bf16": [2],
                   "matmul TMA fp16": [1], "matmul desc fp16": [1],
