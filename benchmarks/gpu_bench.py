@@ -457,7 +457,7 @@ _ATTN_BWD_TILE = [dict(BLOCK_M1=m1, BLOCK_N1=128, BLOCK_M2=128, BLOCK_N2=n2, num
                   for knob in ({"occupancy": 1}, WORKER_WARPS)]
 # The norms at 4 worker warps (a reduction kernel takes num_warps as its worker warps): the
 # default 8 leave 48 registers a thread (docs/gpu_perf_notes.md); 4 at higher occupancy hints.
-_NORM_TILE = [dict(num_warps=4, **({"occupancy": o} if o else {})) for o in (0, 8, 16)]
+_NORM_TILE = [dict(num_warps=4)] + [dict(num_warps=4, occupancy=o) for o in (8, 16)]
 # fp8 at the fp16 winner's knobs (4 stages, one CTA per SM) over the tutorial's large tiles.
 _MM_FP8_TILE = [dict(BLOCK_M=m, BLOCK_N=n, BLOCK_K=128, num_warps=8, num_stages=4, occupancy=1)
                 for m, n in ((128, 256), (256, 128), (128, 128))]

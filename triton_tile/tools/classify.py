@@ -627,9 +627,17 @@ def advice(kind: str, facts: Dict[str, Any]) -> List[str]:
     return out
 
 
+def _is_block_name(name: str) -> bool:
+    return any(w in name.upper() for w in ("BLOCK", "TILE"))
+
+
+def _block_dim(name: str) -> str:
+    """The dimension a block parameter names: its last letter (BLOCK_SIZE_M, BLOCK_N2 -> M, N)."""
+    return name.upper().rstrip("_0123456789")[-1:]
+
+
 def _block_params(kernel: Kernel) -> List[str]:
-    return [p.name for p in kernel.jit.params if p.is_constexpr and any(
-        w in p.name.upper() for w in ("BLOCK", "TILE"))]
+    return [p.name for p in kernel.jit.params if p.is_constexpr and _is_block_name(p.name)]
 
 
 def _dot_metas(kernel: Kernel, constexprs: Dict[str, Any]) -> List[Dict[str, Any]]:
@@ -645,7 +653,7 @@ def _dot_metas(kernel: Kernel, constexprs: Dict[str, Any]) -> List[Dict[str, Any
              "K": (32, 32, 32, 64, 64, 64, 64, 64, 128, 128)}
     larger = [{} for _ in range(len(picks["M"]))]
     for name in _block_params(kernel):
-        last = name.upper().rstrip("_0123456789")[-1:]
+        last = _block_dim(name)
         for i, meta in enumerate(larger):
             meta[name] = picks[last][i] if last in picks else constexprs.get(name)
     base = kernel.configs[0].kwargs if kernel.configs else {}
@@ -659,8 +667,7 @@ def _dot_metas(kernel: Kernel, constexprs: Dict[str, Any]) -> List[Dict[str, Any
 def _dot_stages(meta: Dict[str, Any]) -> Tuple[int, ...]:
     """num_stages to try: 3, and 4 too for an accumulator of 128x256 or more (the winner there,
     H100, 2026-11-26: 635 TFLOP/s against 559 at 3)."""
-    dims = {k.upper().rstrip("_0123456789")[-1:]: v for k, v in meta.items()
-            if type(v) is int and any(w in k.upper() for w in ("BLOCK", "TILE"))}
+    dims = {_block_dim(k): v for k, v in meta.items() if type(v) is int and _is_block_name(k)}
     area = dims.get("M", 0) * dims.get("N", 0)
     return (3, 4) if area >= 128 * 256 else (3,)
 
