@@ -70,10 +70,6 @@ bool isCombineOp(const Operation &op) {
   return op.is("tt.reduce") || op.is("tt.scan") || op.is("cuda_tile.reduce") ||
          op.is("cuda_tile.scan") || op.is("tt.map_elementwise");
 }
-bool isLoopOp(const Operation &op) {
-  return op.is("scf.for") || op.is("scf.while") || op.is("cuda_tile.for") ||
-         op.is("cuda_tile.loop");
-}
 
 // First-fit allocator over the live part of the arena.
 class FreeList {
@@ -126,6 +122,11 @@ private:
 };
 
 } // namespace
+
+bool isLoopOp(const Operation &op) {
+  return op.is("scf.for") || op.is("scf.while") || op.is("cuda_tile.for") ||
+         op.is("cuda_tile.loop");
+}
 
 void encodeConstant(char *dst, DType dt, bool isFloat, double f, int64_t i) {
   switch (dt) {

@@ -85,6 +85,8 @@ bool isElementwiseOp(const Operation &op);
 // True for ops emitted as one of elementwise.h's unary/binary/ternary kernels, which read their
 // operands through Frame::in and so may read a forwarded load (forward.cpp).
 bool readsOperandsThroughRefs(const Compiler &c, const Operation &op);
+// scf.for, scf.while, cuda_tile.for, cuda_tile.loop.
+bool isLoopOp(const Operation &op);
 
 class Compiler {
 public:
@@ -137,6 +139,12 @@ public:
     auto it = infos_.find(rootOf(v));
     return it != infos_.end() && it->second.fwd && it->second.fwdRows;
   }
+  // A forwarded load whose only readers are float dots taking it as B, in a kernel where no
+  // write can precede it: its memo id (tile_memo.h, forward.cpp), else -1.
+  int memoOf(const Value *v) const {
+    auto it = infos_.find(rootOf(v));
+    return it != infos_.end() && it->second.fwd ? it->second.memo : -1;
+  }
   // Pointers not derived from a kernel argument (affine.h): their accesses are checked against
   // the process's mapped memory instead of the arguments (mapped_memory.h).
   bool foreignPointer(const Value *v) const { return affine_.foreignPtr.count(v) != 0; }
@@ -184,6 +192,7 @@ private:
     bool assigned = false;
     bool fwd = false;     // a forwarded load's storage class (forward.cpp)
     bool fwdRows = false; // ... read only as a float dot's A operand: rows may be strided
+    int memo = -1;        // ... read only as a float dot's B operand: its memo id
   };
   const ValueInfo &info(const Value *v) const;
 

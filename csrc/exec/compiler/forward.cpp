@@ -22,9 +22,20 @@
 // matrix row apart and the GEMM reads them in every row block, which in place thrashes L1 sets
 // (a standalone model of the K loop ran 25% slower so). A rows class has no if results and
 // mixes with no other reader.
+// A class read only as the B operand of 2-D float dots ("memo") instead copies its tile into a
+// slot of the thread's TileMemo (runtime/tile_memo.h), and a later program on the thread that
+// loads the same rows reads that slot: a matmul's programs in one column of C load the same B
+// tiles. That spans programs, so the rule is stronger than "no write in between": no op that
+// may write memory or orders an access (a volatile load, a Tile IR access with an ordering)
+// precedes a load of the class in program order or shares a loop with it. Then within a program
+// every load of the class comes before its own writes, and the only writes a slot can miss are
+// other programs', which the GPU does not order against this program's loads either. A memo
+// class has no if results and mixes with no other reader; its tile is at most kMaxMemoTile bytes.
 #include <string>
+#include <unordered_set>
 
 #include "exec/compiler/compiler.h"
+#include "tile/tile.h"
 
 namespace tt::exec {
 namespace {
@@ -46,13 +57,26 @@ bool mayWriteMemory(const Operation &op) {
          n == "tt.call";
 }
 
+// An access another program may be waiting on or answering: a volatile load, or a Tile IR
+// access with a memory ordering.
+bool ordersAccesses(const Operation &op) {
+  return op.intAttr("isVolatile", 0) != 0 ||
+         op.intAttr("memory_ordering_semantics", tile::kWeak) != tile::kWeak;
+}
+
 bool isIf(const Operation &op) { return op.is("scf.if") || op.is("cuda_tile.if"); }
 
-// `u` is a 2-D float dot reading `m` as its A operand only (dot.cpp's dotFloatK).
-bool dotReadsAsA(const Operation &u, const Value *m) {
-  if (!(u.is("tt.dot") || u.is("cuda_tile.mmaf")) || u.numOperands() != 3 || u.operand(0) != m ||
-      u.operand(1) == m || u.operand(2) == m || m->type.rank() != 2)
+constexpr int64_t kMaxMemoTile = 64 * 1024; // bytes: a few tiles per TileMemo budget
+
+// `u` is a 2-D float dot reading `m` as its operand `which` (0: A, 1: B) only (dot.cpp's
+// dotFloatK).
+bool dotReadsOnlyAs(const Operation &u, const Value *m, unsigned which) {
+  if (!(u.is("tt.dot") || u.is("cuda_tile.mmaf")) || u.numOperands() != 3 ||
+      u.operand(which) != m || m->type.rank() != 2)
     return false;
+  for (unsigned i = 0; i < 3; ++i)
+    if (i != which && u.operand(i) == m)
+      return false;
   const DType dt = dtypeOf(m->type.element());
   return dt == DType::F32 || dt == DType::F16 || dt == DType::BF16 || dt == DType::F8E4M3 ||
          dt == DType::F8E5M2;
@@ -75,13 +99,20 @@ void Compiler::chooseForwarded(const std::vector<const Operation *> &order,
                                const std::unordered_map<const Operation *, int64_t> &pos) {
   if (check_)
     return;
-  // Writes before each position of the pre-order walk (prefix sums).
-  std::vector<int64_t> writes(order.size() + 1, 0);
+  // Writes before each position of the pre-order walk (prefix sums); the loops holding a write
+  // or an ordered access, and whether one precedes each position (memo classes).
+  std::vector<int64_t> writes(order.size() + 1, 0), syncs(order.size() + 1, 0);
+  std::unordered_set<const Operation *> loopsWithSyncs;
   std::unordered_map<const Value *, std::vector<const Operation *>> users;
   std::unordered_map<const Value *, std::vector<const Operation *>> loadsOf; // by class
   for (size_t k = 0; k < order.size(); ++k) {
     const Operation &op = *order[k];
     writes[k + 1] = writes[k] + (mayWriteMemory(op) ? 1 : 0);
+    const bool sync = mayWriteMemory(op) || ordersAccesses(op);
+    syncs[k + 1] = syncs[k] + (sync ? 1 : 0);
+    for (const Operation *p = sync ? op.parentOp() : nullptr; p; p = p->parentOp())
+      if (isLoopOp(*p))
+        loopsWithSyncs.insert(p);
     for (const Value *v : op.operands)
       users[v].push_back(&op);
     if (forwardableLoad(op, *this, affine_))
@@ -90,18 +121,26 @@ void Compiler::chooseForwarded(const std::vector<const Operation *> &order,
   auto writesBetween = [&](const Operation *a, const Operation *b) {
     return writes[pos.at(b)] - writes[pos.at(a) + 1] > 0;
   };
+  auto firstAccess = [&](const Operation *load) { // nothing may have written what it reads
+    if (syncs[pos.at(load)] > 0)
+      return false;
+    for (const Operation *p = load->parentOp(); p; p = p->parentOp())
+      if (loopsWithSyncs.count(p))
+        return false;
+    return true;
+  };
   std::unordered_map<const Value *, std::vector<const Value *>> members;
   for (const auto &kv : infos_)
     if (loadsOf.count(rootOf(kv.first)))
       members[rootOf(kv.first)].push_back(kv.first);
 
-  size_t forwarded = 0, toDots = 0;
+  size_t forwarded = 0, toDots = 0, memos = 0;
   for (const auto &kv : loadsOf) {
     const Value *root = kv.first;
     const Operation *def = root->def;
     if (!def || infos_[root].bcast || infos_[root].assigned)
       continue;
-    bool ok = true, ifs = false, elementwise = false, rows = false;
+    bool ok = true, ifs = false, elementwise = false, rows = false, memo = false;
     for (const Value *m : members[root]) {
       const Operation *d = m->def;
       bool isLoad = d && forwardableLoad(*d, *this, affine_) && d->result(0) == m;
@@ -120,25 +159,38 @@ void Compiler::chooseForwarded(const std::vector<const Operation *> &order,
           ifs = true;
           continue;
         }
-        const bool asA = dotReadsAsA(*u, m);
-        ok &= withinIfs(*u, def->parentBlock()) && (asA || readsOperandsThroughRefs(*this, *u));
-        (asA ? rows : elementwise) = true;
+        const bool asA = dotReadsOnlyAs(*u, m, 0), asB = dotReadsOnlyAs(*u, m, 1);
+        ok &= withinIfs(*u, def->parentBlock()) &&
+              (asA || asB || readsOperandsThroughRefs(*this, *u));
+        (asA ? rows : asB ? memo : elementwise) = true;
         for (const Operation *load : kv.second)
           ok &= ok && !writesBetween(load, u);
       }
     }
-    ok &= !rows || (!elementwise && !ifs);
+    ok &= rows + memo + elementwise <= 1 && !(ifs && (rows || memo));
+    if (memo) {
+      const int64_t bytes = infos_[root].numel * dtypeSize(infos_[root].dt);
+      ok &= bytes <= kMaxMemoTile;
+      for (const Operation *load : kv.second)
+        ok &= ok && firstAccess(load);
+    }
     if (ok) {
       infos_[root].fwd = true;
       infos_[root].fwdRows = rows;
+      if (memo) {
+        infos_[root].memo = static_cast<int>(pd_.memoTileBytes.size());
+        pd_.memoTileBytes.push_back(infos_[root].numel * dtypeSize(infos_[root].dt));
+      }
       ++forwarded;
       toDots += rows;
+      memos += memo;
     }
   }
   if (forwarded)
     pd_.notes += "forwarded loads: " + std::to_string(forwarded) + " of " +
                  std::to_string(loadsOf.size()) + " contiguous-capable tiles (" +
-                 std::to_string(toDots) + " as a dot's A)\n";
+                 std::to_string(toDots) + " as a dot's A, " + std::to_string(memos) +
+                 " as a dot's B through the tile memo)\n";
 }
 
 } // namespace tt::exec

@@ -47,6 +47,8 @@ class Module;
 
 namespace tt::exec {
 
+class TileMemo; // runtime/tile_memo.h
+
 // A launch argument: a pointer into an array (the array's whole extent, for bounds checks),
 // an integer (two's complement, truncated to the argument's width) or a float (converted to
 // the argument's float type).
@@ -144,8 +146,9 @@ struct Frame {
   // Non-temporal stores (memory_common.h) issued and not yet fenced: the fence waits for the
   // end of the thread's run of programs or the program's next atomic or fence.
   bool streamsPending = false;
-  int exit = 0;          // Tile IR: a region is being left early (ExitKind)
-  void *check = nullptr; // Tile IR checker state of this program (tile_check.cpp)
+  int exit = 0;             // Tile IR: a region is being left early (ExitKind)
+  void *check = nullptr;    // Tile IR checker state of this program (tile_check.cpp)
+  TileMemo *memo = nullptr; // this thread's tiles of the launch (tile_memo.h, forward.cpp)
 
   template <class T> T *at(uint32_t off) const { return reinterpret_cast<T *>(R + off); }
   // Forwarded loads (compiler.cpp): a load whose tile is only read by elementwise kernels gets
@@ -154,7 +157,8 @@ struct Frame {
   // memory and copies nothing; otherwise it fills the register and points them at it. Every
   // writer of the register (the load, an if's result copy) sets the pointer.
   // A load forwarded to a dot's A operand (forward.cpp, "rows") may leave rows that are not
-  // adjacent: the 8 bytes before the pointer hold the bytes from one row to the next.
+  // adjacent: the 8 bytes before the pointer hold the bytes from one row to the next. A load
+  // forwarded to a dot's B operand ("memo") may point at a TileMemo slot.
   static constexpr uint32_t kFwdHeader = 64;
   const char *&fwdSlot(uint32_t off) const {
     return *reinterpret_cast<const char **>(R + off - sizeof(char *));
@@ -206,6 +210,7 @@ struct ProgramData {
   bool check = false; // the Tile IR checker is on
   size_t numInsts = 0;
   std::string notes; // preparation decisions worth knowing when tuning (compact pointer tiles)
+  std::vector<int64_t> memoTileBytes; // by memo id: the tile bytes of a memo load (forward.cpp)
 };
 
 class TTIRProgram {

@@ -19,6 +19,7 @@
 #include "exec/kernels/memory_common.h"
 #include "exec/kernels/shared_emit.h"
 #include "exec/runtime/copy.h"
+#include "exec/runtime/tile_memo.h"
 #include "exec/tileir/tile_ops.h"
 
 namespace tt::exec {
@@ -34,6 +35,7 @@ struct CompactAux : Aux {
   bool hasMask = false, hasOther = false, isBool = false;
   bool forward = false;     // a forwarded load (Frame::fwdSlot)
   bool forwardRows = false; // ... read as a dot's A: evenly spaced rows too (Frame::fwdRowBytes)
+  int memo = -1;            // ... read as a dot's B: its TileMemo id (tile_memo.h)
   // Masks of outer products (affine.h): 1 row bytes (a folded broadcast of rows), 2 lane bytes
   // (of lanes), 3 a box mask (R row bytes, then L lane bytes); 0 otherwise.
   int boxMode = 0;
@@ -472,6 +474,13 @@ template <int ES> void compactLoadK(const Inst &I, Frame &F) {
       F.fwdRowBytes(I.out) = pitch;
       return;
     }
+    if (a.memo >= 0 && S == ES && evenRows(starts, R, ES, pitch)) { // a dot's B, memoized
+      if (const char *slot =
+              F.memo->fetch(a.memo, reinterpret_cast<const char *>(starts[0]), R, L * ES, pitch)) {
+        F.fwdSlot(I.out) = slot;
+        return;
+      }
+    }
     for (int64_t r = 0; r < R; ++r) {
       const char *src = reinterpret_cast<const char *>(starts[r]);
       T *orow = o + r * L;
@@ -613,6 +622,7 @@ void emitCompactAccess(Compiler &c, const Operation &op, const CompactPtr &cp, b
   if (load) {
     a->forward = c.forwarded(val);
     a->forwardRows = c.forwardedRows(val);
+    a->memo = c.memoOf(val);
     if (mask)
       r1 = c.ref(mask, true);
     if (a->hasOther)

@@ -126,7 +126,8 @@ void dotFloatK(const Inst &I, Frame &F) {
     // A forwarded A (forward.cpp: 2-D, so one batch) may be rows of a matrix in memory.
     const char *aSrc = x.a.ind ? F.fwdSlot(x.a.off) : F.R + x.a.off + bi * MK * aes;
     const int64_t aRowBytes = x.a.ind ? F.fwdRowBytes(x.a.off) : x.K * aes;
-    const char *bSrc = F.R + x.b.off + bi * KN * bes;
+    // A forwarded B (2-D) is dense, maybe in the thread's tile memo (forward.cpp, "memo").
+    const char *bSrc = x.b.ind ? F.fwdSlot(x.b.off) : F.R + x.b.off + bi * KN * bes;
     char *dOut = F.R + x.d + bi * MN * ces;
     // Accumulator in f32.
     float *D = x.dw ? F.at<float>(x.dw) : reinterpret_cast<float *>(dOut);

@@ -2,13 +2,13 @@
 //
 // f32 on AVX2/FMA runs our own register-blocked kernel: each 6x16 block of D lives in 12 ymm
 // registers for the whole K loop, each step broadcasting one element of A's six rows against
-// one 16-wide row of B. A dot's tiles are small (64x64x32 is typical) and B was just loaded into
-// a contiguous register, so its rows are already the packed panel a BLAS would build, and the
-// whole problem sits in L1/L2: no packing is needed. A is read one element at a time, so its
-// rows may be anywhere (lda): a load forwarded to the dot leaves them in the matrix. Eigen's GEMM
-// packs both operands on every call; with it the CPU matmul ran 4-13% slower on the Tile path
-// (benchmarks/RESULTS.md, "2026-11-26, evening: CPU matmul with our own GEMM kernel"). Each element
-// of D accumulates its K products in order with FMA.
+// one 16-wide row of B. A dot's tiles are small (64x64x32 is typical) and B is a dense tile (a
+// register, or a slot of the thread's tile memo, runtime/tile_memo.h), so its rows are already
+// the packed panel a BLAS would build, and the whole problem sits in L1/L2: no packing is needed. A
+// is read one element at a time, so its rows may be anywhere (lda): a load forwarded to the dot
+// leaves them in the matrix. Eigen's GEMM packs both operands on every call; with it the CPU matmul
+// ran 4-13% slower on the Tile path (benchmarks/RESULTS.md, "2026-11-26, evening: CPU matmul with
+// our own GEMM kernel"). Each element of D accumulates its K products in order with FMA.
 //
 // Elsewhere (f64, or a build without AVX2) Eigen when the build has it, else a blocked loop.
 #include "exec/kernels/gemm.h"
@@ -85,45 +85,54 @@ inline void block(const float *A, int64_t lda, const float *B, int64_t ldb, floa
       _mm256_storeu_ps(D + r * ldd + 8 * v, acc[r][v]);
 }
 
-// One column panel (8*NV wide) of D, all rows: six at a time, then the rest.
-template <int NV>
-void panel(const float *A, int64_t lda, const float *B, float *D, int64_t M, int64_t N, int64_t K,
-           int64_t j) {
-  int64_t i = 0;
-  for (; i + 6 <= M; i += 6)
-    block<6, NV>(A + i * lda, lda, B + j, N, D + i * N + j, N, K);
-  const float *a = A + i * lda;
-  float *d = D + i * N + j;
-  switch (M - i) {
-  case 5:
-    return block<5, NV>(a, lda, B + j, N, d, N, K);
-  case 4:
-    return block<4, NV>(a, lda, B + j, N, d, N, K);
-  case 3:
-    return block<3, NV>(a, lda, B + j, N, d, N, K);
-  case 2:
-    return block<2, NV>(a, lda, B + j, N, d, N, K);
-  case 1:
-    return block<1, NV>(a, lda, B + j, N, d, N, K);
-  default:
-    return;
-  }
+// Six rows of D (MR at the end) across every column panel, 16 wide then 8. Rows outside, panels
+// inside: A's rows are read in place (lda is a matrix row, so all of a tile's rows share a few
+// L1 sets) and stay in L1 only while the panels of one row block run. Panels outside made every
+// block read its A rows from L2: 3-5% slower on every matmul form (benchmarks/matmul_forms.py,
+// best of four interleaved runs each, 2-core Zen 4).
+template <int MR>
+void rowBlock(const float *A, int64_t lda, const float *B, float *D, int64_t N, int64_t K) {
+  int64_t j = 0;
+  for (; j + 16 <= N; j += 16)
+    block<MR, 2>(A, lda, B + j, N, D + j, N, K);
+  for (; j + 8 <= N; j += 8)
+    block<MR, 1>(A, lda, B + j, N, D + j, N, K);
 }
 
 void gemmF32(const float *A, int64_t lda, const float *B, float *D, int64_t M, int64_t N,
              int64_t K) {
-  int64_t j = 0;
-  for (; j + 16 <= N; j += 16)
-    panel<2>(A, lda, B, D, M, N, K, j);
-  for (; j + 8 <= N; j += 8)
-    panel<1>(A, lda, B, D, M, N, K, j);
+  int64_t i = 0;
+  for (; i + 6 <= M; i += 6)
+    rowBlock<6>(A + i * lda, lda, B, D + i * N, N, K);
+  const float *a = A + i * lda;
+  float *d = D + i * N;
+  switch (M - i) {
+  case 5:
+    rowBlock<5>(a, lda, B, d, N, K);
+    break;
+  case 4:
+    rowBlock<4>(a, lda, B, d, N, K);
+    break;
+  case 3:
+    rowBlock<3>(a, lda, B, d, N, K);
+    break;
+  case 2:
+    rowBlock<2>(a, lda, B, d, N, K);
+    break;
+  case 1:
+    rowBlock<1>(a, lda, B, d, N, K);
+    break;
+  default:
+    break;
+  }
+  const int64_t j = N - N % 8;
   // The last N % 8 columns (a tile narrower than 8, or an odd width), in order over K too.
-  for (int64_t i = 0; i < M; ++i)
+  for (int64_t r = 0; r < M; ++r)
     for (int64_t jj = j; jj < N; ++jj) {
-      float s = D[i * N + jj];
+      float s = D[r * N + jj];
       for (int64_t k = 0; k < K; ++k)
-        s = std::fma(A[i * lda + k], B[k * N + jj], s);
-      D[i * N + jj] = s;
+        s = std::fma(A[r * lda + k], B[k * N + jj], s);
+      D[r * N + jj] = s;
     }
 }
 #endif

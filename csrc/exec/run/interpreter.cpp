@@ -21,6 +21,7 @@
 #include "exec/kernels/casts.h"
 #include "exec/kernels/memory_common.h"
 #include "exec/runtime/thread_pool.h"
+#include "exec/runtime/tile_memo.h"
 #include "exec/tile/tile_check.h"
 #include "exec/tileir/tile_sink.h"
 #include "ir/operation.h"
@@ -175,9 +176,12 @@ void runProgram(const ProgramData &pd, std::array<int64_t, 3> grid,
       std::memcpy(ar.data, image.data(), image.size());
       ar.tag = tag;
     }
+    thread_local TileMemo memo;
+    memo.reset(tag, pd.memoTileBytes);
     Frame F;
     F.R = ar.data;
     F.launch = &L;
+    F.memo = &memo;
     // The programs' non-temporal stores are fenced before this thread reports its share done,
     // also when a program throws (memory_common.h).
     struct Settle {

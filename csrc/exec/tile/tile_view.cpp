@@ -18,6 +18,7 @@
 #include "exec/kernels/memory_common.h"
 #include "exec/kernels/shared_emit.h"
 #include "exec/runtime/copy.h"
+#include "exec/runtime/tile_memo.h"
 
 namespace tt::exec {
 namespace {
@@ -107,6 +108,13 @@ template <int ES> void viewLoadK(const Inst &I, Frame &F) {
       F.fwdRowBytes(I.out) = inMemory || !rowsInMemory ? a.tile[1] * ES : b.step[0];
     if (inMemory || rowsInMemory)
       return;
+    // A dot's B (rank 2): a dense copy in the thread's memo, made once per launch.
+    if (a.memo >= 0 && b.full && b.step[1] == ES)
+      if (const char *slot = F.memo->fetch(a.memo, reinterpret_cast<const char *>(b.base),
+                                           a.tile[0], a.tile[1] * ES, b.step[0])) {
+        F.fwdSlot(I.out) = slot;
+        return;
+      }
   }
   if (!b.full) {
     const T pad = loadAs<T>(a.pad.data());
@@ -294,8 +302,9 @@ ViewAux *makeViewAux(Compiler &c, const Operation &op, const Value *view,
 void emitViewLoad(Compiler &c, const Operation &op, ViewAux *a, const Value *res) {
   a->forward = c.forwarded(res);
   a->forwardRows = c.forwardedRows(res); // the value is 2-D (forward.cpp)
-  if (a->forwardRows && a->rank != 2)
-    c.fail(op, "internal error: a dot's A operand forwarded from a view of rank " +
+  a->memo = c.memoOf(res);
+  if ((a->forwardRows || a->memo >= 0) && a->rank != 2)
+    c.fail(op, "internal error: a dot's operand forwarded from a view of rank " +
                    std::to_string(a->rank));
   Inst &I = c.emit(pickBySize(a->es, viewLoadK<1>, viewLoadK<2>, viewLoadK<4>, viewLoadK<8>), op);
   I.aux = a;

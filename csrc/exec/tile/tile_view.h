@@ -26,6 +26,7 @@ struct ViewAux : Aux {
   bool isBool = false;      // i1: loads canonicalize nonzero bytes to 1
   bool forward = false;     // a forwarded load (Frame::fwdSlot)
   bool forwardRows = false; // ... read as a dot's A: evenly spaced rows too (Frame::fwdRowBytes)
+  int memo = -1;            // ... read as a dot's B: its TileMemo id (tile_memo.h)
   bool padZero = true;
   std::array<char, 8> pad{}; // the padding element
   uint32_t view = 0;         // the tensor_view register

@@ -1,0 +1,72 @@
+// The per-thread tile memo (tile_memo.h).
+#include "exec/runtime/tile_memo.h"
+
+#include <algorithm>
+
+#include "exec/runtime/copy.h"
+
+namespace tt::exec {
+
+void TileMemo::reset(uint64_t launch, const std::vector<int64_t> &tileBytes) {
+  if (launch == launch_)
+    return;
+  launch_ = launch;
+  tables_.resize(tileBytes.size());
+  const int64_t share = tileBytes.empty() ? 0 : kBudget / static_cast<int64_t>(tileBytes.size());
+  for (size_t id = 0; id < tileBytes.size(); ++id) {
+    Table &t = tables_[id];
+    const int64_t bytes = (tileBytes[id] + 63) & ~int64_t(63);
+    const int slots = bytes > 0 ? static_cast<int>(std::min<int64_t>(kMaxSlots, share / bytes)) : 0;
+    if (t.bytes != bytes || t.slots != slots) { // storage sized for this program's tiles
+      t.bytes = bytes;
+      t.slots = slots < 2 ? 0 : slots; // one slot cannot outlive the next load
+      t.raw.reset(t.slots ? new char[static_cast<size_t>(t.slots * bytes) + 63] : nullptr);
+      const uintptr_t p = reinterpret_cast<uintptr_t>(t.raw.get());
+      t.data = t.slots ? reinterpret_cast<char *>((p + 63) & ~uintptr_t(63)) : nullptr;
+      t.addr.assign(static_cast<size_t>(t.slots), 0);
+      t.pitch.assign(static_cast<size_t>(t.slots), 0);
+    }
+    std::fill(t.addr.begin(), t.addr.end(), 0); // 0: an empty slot (no tile starts at 0)
+    t.next = t.hint = 0;
+  }
+}
+
+const char *TileMemo::find(int id, uint64_t addr, int64_t pitch) {
+  Table &t = tables_[static_cast<size_t>(id)];
+  if (addr == 0) // never a tile's (empty slots hold 0)
+    return nullptr;
+  // Programs load a column's tiles in the order the last one did: try the slot after the last
+  // hit first.
+  for (int i = 0, s = t.hint; i < t.slots; ++i, s = s + 1 == t.slots ? 0 : s + 1)
+    if (t.addr[static_cast<size_t>(s)] == addr && t.pitch[static_cast<size_t>(s)] == pitch) {
+      t.hint = s + 1 == t.slots ? 0 : s + 1;
+      return t.data + s * t.bytes;
+    }
+  return nullptr;
+}
+
+char *TileMemo::insert(int id, uint64_t addr, int64_t pitch) {
+  Table &t = tables_[static_cast<size_t>(id)];
+  if (!t.slots || addr == 0)
+    return nullptr;
+  const int s = t.next;
+  t.next = s + 1 == t.slots ? 0 : s + 1;
+  t.hint = t.next;
+  t.addr[static_cast<size_t>(s)] = addr;
+  t.pitch[static_cast<size_t>(s)] = pitch;
+  return t.data + s * t.bytes;
+}
+
+const char *TileMemo::fetch(int id, const char *first, int64_t rows, int64_t rowBytes,
+                            int64_t pitch) {
+  const uint64_t addr = reinterpret_cast<uint64_t>(first);
+  if (const char *hit = find(id, addr, pitch))
+    return hit;
+  char *slot = insert(id, addr, pitch);
+  if (slot)
+    for (int64_t r = 0; r < rows; ++r)
+      copyBytes(slot + r * rowBytes, first + r * pitch, static_cast<size_t>(rowBytes));
+  return slot;
+}
+
+} // namespace tt::exec

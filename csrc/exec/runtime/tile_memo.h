@@ -1,0 +1,57 @@
+// Tiles a launch loads again and again, kept per thread: a dot's B operand (forward.cpp, "memo").
+//
+// In a matmul every program in a column of C loads the same K/BK tiles of B, in the same order,
+// and the thread pool hands a thread neighbouring programs (thread_pool.h: chunks of consecutive
+// ids). B's tile is BK rows of BN elements, each a matrix row apart, so its copy reads many
+// pages a few lines at a time: on a 2-core Zen 4 that copy was 10-15% of a 1024^3 fp32 matmul.
+// A memo load copies the tile once into a slot here, keyed by where its rows are, and every
+// later program on the thread that loads the same rows gets the slot: the GEMM reads it in place
+// (Frame::fwdSlot), dense and hot in L2.
+//
+// A slot is only the value a load would read while nothing writes that memory. forward.cpp
+// allows a memo only where no write (store, atomic, call) or ordered access can precede the
+// load in its program or share a loop with it, so the only writes a slot can miss are other
+// programs' writes, which a GPU does not order against this program's loads either. Slots
+// live for one launch: the interpreter resets the memo when a thread starts a new launch.
+//
+// Each memo load gets a FIFO of slots within kBudget bytes (an L2's share); a program that
+// loads more tiles than its FIFO holds finds none again and pays one lookup per load.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace tt::exec {
+
+class TileMemo {
+public:
+  static constexpr int64_t kBudget = 512 * 1024; // bytes per thread, over all memo loads
+  static constexpr int kMaxSlots = 64;
+
+  // Empties the memo for `launch` with one table per memo load of `tileBytes[id]` bytes; a
+  // second call for the same launch keeps the slots.
+  void reset(uint64_t launch, const std::vector<int64_t> &tileBytes);
+  // The tile of `rows` rows of `rowBytes` bytes whose first row is at `first`, each `pitch`
+  // bytes after the one before, as `rows * rowBytes` dense bytes: a slot filled by an earlier
+  // load of the same rows, else one filled now (the oldest slot evicted). Null when memo load
+  // `id` has no slots (its tiles are too large for the budget).
+  const char *fetch(int id, const char *first, int64_t rows, int64_t rowBytes, int64_t pitch);
+
+private:
+  const char *find(int id, uint64_t addr, int64_t pitch);
+  char *insert(int id, uint64_t addr, int64_t pitch);
+
+  struct Table {
+    int64_t bytes = 0; // per slot
+    int slots = 0, next = 0, hint = 0;
+    std::vector<uint64_t> addr;
+    std::vector<int64_t> pitch;
+    std::unique_ptr<char[]> raw; // slot storage, 64-byte aligned within
+    char *data = nullptr;
+  };
+  uint64_t launch_ = 0;
+  std::vector<Table> tables_;
+};
+
+} // namespace tt::exec
