@@ -183,14 +183,16 @@ Padding Converter::paddingFor(const Value *other, Type elem, bool &needsSelect) 
   return Padding::Zero;
 }
 
-Value *Converter::pointerLoad(const Operation &o) {
+Value *Converter::pointerLoad(const Operation &o, int ordering, int scope) {
   std::vector<Value *> ops = {get(o.operand(0))};
   std::vector<int64_t> seg = {1, 0, 0, 0};
   for (size_t k = 1; k < o.numOperands() && k < 3; ++k) {
     ops.push_back(get(o.operand(k)));
     seg[k] = 1;
   }
-  return make("load_ptr_tko", ops, {o.result(0)->type, Type::token()}, memoryAttrs(seg))->result(0);
+  return make("load_ptr_tko", ops, {o.result(0)->type, Type::token()},
+              memoryAttrs(seg, ordering, scope))
+      ->result(0);
 }
 
 Value *Converter::planConditions(const ViewPlan &plan) {

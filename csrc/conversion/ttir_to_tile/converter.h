@@ -269,7 +269,8 @@ private:
   std::vector<int64_t> zeroIndices(size_t rank) { return std::vector<int64_t>(rank, 0); }
 
   // The access as a gather/scatter through its pointer tile (the general form).
-  Value *pointerLoad(const Operation &o);
+  // A gather through the pointer tile; `ordering` and `scope` as memoryAttrs takes them.
+  Value *pointerLoad(const Operation &o, int ordering = tile::kWeak, int scope = -1);
 
   void pointerStore(const Operation &o) {
     std::vector<int64_t> seg = {1, 1, o.numOperands() > 2 ? 1 : 0, 0};
@@ -289,6 +290,12 @@ private:
   void viewStore(const Operation &o, const ViewPlan &plan);
 
   void load(const Operation &o) {
+    // A volatile load may be reading what another program writes: a relaxed load at system
+    // scope, as PTX's ld.volatile is, and never a view (which may become a TMA copy).
+    if (o.intAttr("isVolatile", 0) && !isBoxAccess(o)) {
+      bind(o, pointerLoad(o, tile::kRelaxed, tile::kSystem));
+      return;
+    }
     auto it = indexPlans_.find(&o);
     bind(o, it == indexPlans_.end() ? generalLoad(o) : indexedLoad(o, it->second));
   }
