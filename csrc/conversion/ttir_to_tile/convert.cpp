@@ -47,6 +47,7 @@ void Converter::convertKernel(const Operation &func) {
   Operation *entry = b_.create("cuda_tile.entry", {}, {}, attrs, 1);
   const Block &src = *func.region(0)->front();
   index_.top = &src;
+  tallDot_ = hasTallDot(func);
   guard_ = std::make_unique<LaunchGuard>(src);
   Block *dst = entry->region(0)->addBlock();
   b_.setInsertionPointToEnd(dst);
@@ -132,6 +133,20 @@ static int dotsIn(const Operation &op) {
       for (const auto &o : b->ops())
         n += (o->is("tt.dot") ? 1 : 0) + dotsIn(*o);
   return n;
+}
+
+bool Converter::hasTallDot(const Operation &op) {
+  if (op.is("tt.dot")) {
+    const std::vector<int64_t> &shape = op.result(0)->type.shape();
+    if (shape.size() >= 2 && shape[shape.size() - 2] >= 256 && shape.back() >= 128)
+      return true;
+  }
+  for (size_t r = 0; r < op.numRegions(); ++r)
+    for (const auto &b : op.region(r)->blocks)
+      for (const auto &o : b->ops())
+        if (hasTallDot(*o))
+          return true;
+  return false;
 }
 
 bool Converter::wantsWorkerWarps(const Operation &op, int loops, int workerWarps) {

@@ -44,7 +44,10 @@ struct TileOptions {
   // tileiras 13.4 (H100) a persistent matmul whose output store gets such a map inside its
   // tile loop hung (grid 1 or 3, with or without partial tiles) and ran with TMA off for that
   // store alone; loads through such maps in loops (the tutorial matmul, attention) and maps
-  // made once at the top run, and keep TMA (off for them cost the matmul 2-12%).
+  // made once at the top run, and keep TMA (off for them cost the matmul 2-12%). Loads through
+  // views made inside a loop hung too in kernels with a dot of at least 256x128 (a grouped
+  // GEMM's tiles, Converter::tallDot_), and take no TMA there either; in the others they keep
+  // it (off, the grouped GEMM ran 5x slower).
   bool kernelTmaMaps = false;
   int workerWarps = 0; // num_worker_warps_per_cta entry hint when > 0 (4 or 8)
   // Only for kernels with reductions, a dot inside a loop inside a loop (persistent matmuls), a

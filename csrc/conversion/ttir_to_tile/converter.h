@@ -110,15 +110,18 @@ private:
   // for 8 warps: tileiras's own warp count spilled the tutorial's 128x256 matmul tile (44
   // TFLOP/s, fp16 4096^3, H100) and 8 worker warps ran it at 550-635 (2026-11-26).
   static bool wantsWorkerWarps(const Operation &op, int loops, int workerWarps);
+  // A tt.dot in op (op included) whose result is at least 256 x 128 (tallDot_).
+  static bool hasTallDot(const Operation &op);
 
   Attribute entryHints(const Operation &func);
 
   Attrs memoryAttrs(std::vector<int64_t> segments, int ordering = tile::kWeak, int scope = -1,
                     bool view = false, bool noTma = false);
   // The attributes of a load from or store to `view` (a partition view): allow_tma=false where
-  // the options say so, or for a store through a view made inside a loop (kernelTmaMaps).
+  // the options say so, or through a view made inside a loop (kernelTmaMaps) for a store, and
+  // for a load in a kernel with a dot of at least 256x128 (tallDot_).
   Attrs viewAttrs(std::vector<int64_t> segments, const Value *view, bool store) {
-    bool noTma = store && loopViews_.count(view) > 0 && !opts_.kernelTmaMaps;
+    bool noTma = (store || tallDot_) && loopViews_.count(view) > 0 && !opts_.kernelTmaMaps;
     return memoryAttrs(std::move(segments), tile::kWeak, -1, true, noTma);
   }
 
@@ -519,6 +522,11 @@ private:
   int loopDepth_ = 0;     // loops around the op being converted
   // Views made inside a loop (partitionView), whose stores say allow_tma=false.
   std::unordered_set<const Value *> loopViews_;
+  // The kernel has a dot of at least 256 x 128 (M x N). Loads through maps tileiras builds
+  // inside a loop then hung on an H100 (driver 580.159, tileiras 13.4): the grouped GEMM at
+  // 256x128 and 256x256 tiles, whatever the warps, stages, occupancy, BLOCK_K or grid, while
+  // 256x64, 128x256 and 128x128 ran (benchmarks/tma_hang_probe.py, 2026-11-26).
+  bool tallDot_ = false;
   struct LoopScope {
     int &depth;
     explicit LoopScope(int &d) : depth(++d) {}
