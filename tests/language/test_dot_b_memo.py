@@ -101,7 +101,8 @@ def _guarded(A, B, C, W, F, K, KIND: tl.constexpr, BM: tl.constexpr, BN: tl.cons
     # C = A @ B, with something before or beside B's loads that could write what they read:
     # "store" first writes this program's rows of W; "loop_store" writes W in the K loop after
     # the dot; "atomic" counts programs in F first; "volatile" reads F with a volatile load
-    # first; "reader" also reads B's tile elementwise (into W).
+    # first; "volatile_b" loads B itself volatile; "reader" also reads B's tile elementwise
+    # (into W). B's tiles are whole rows here: these check the plan (the notes) and the values.
     pid_m = tl.program_id(0)
     rm = pid_m * BM + tl.arange(0, BM)
     rn = tl.arange(0, BN)
@@ -116,13 +117,36 @@ def _guarded(A, B, C, W, F, K, KIND: tl.constexpr, BM: tl.constexpr, BN: tl.cons
     acc = tl.zeros((BM, BN), dtype=tl.float32)
     for k0 in range(0, K, BK):
         a = tl.load(A + rm[:, None] * K + (k0 + rk)[None, :])
-        b = tl.load(B + (k0 + rk)[:, None] * BN + rn[None, :])
+        if KIND == "volatile_b":
+            b = tl.load(B + (k0 + rk)[:, None] * BN + rn[None, :], volatile=True)
+        else:
+            b = tl.load(B + (k0 + rk)[:, None] * BN + rn[None, :])
         acc = tl.dot(a, b, acc, input_precision="ieee")
         if KIND == "loop_store":
             tl.store(W + rm[:, None] * BN + rn[None, :], acc)
         if KIND == "reader":
             tl.store(W + (k0 + rk)[:, None] * BN + rn[None, :], b * 2.0)
     tl.store(C + rm[:, None] * BN + rn[None, :], acc * scale)
+
+
+@triton.jit
+def _writes_b_first(A, B0, W, C, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    # Every program first writes (pid_m + 1) * B0's columns of its tile into W, which all the
+    # programs of a column of C share, then multiplies by them: each must see its own writes,
+    # so W's tiles must not come from an earlier program's memo slot.
+    pid_m, pid_n = tl.program_id(0), tl.program_id(1)
+    rm = pid_m * BM + tl.arange(0, BM)
+    rn = pid_n * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    for k0 in range(0, K, BK):
+        w = tl.load(B0 + (k0 + rk)[:, None] * N + rn[None, :]) * (pid_m + 1.0)
+        tl.store(W + (k0 + rk)[:, None] * N + rn[None, :], w)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k0 in range(0, K, BK):
+        a = tl.load(A + rm[:, None] * K + (k0 + rk)[None, :])
+        b = tl.load(W + (k0 + rk)[:, None] * N + rn[None, :])
+        acc = tl.dot(a, b, acc, input_precision="ieee")
+    tl.store(C + rm[:, None] * N + rn[None, :], acc)
 
 
 @pytest.fixture
@@ -133,7 +157,8 @@ def notes(monkeypatch, request):
     seen = []
     prepare, prepare_tile = cpu_backend.prepare, cpu_backend.prepare_tile
     # Prepared afresh, so that their notes are seen.
-    for kernel in (_matmul, _block_ptr_matmul, _alternating_pitch, _two_dots, _guarded):
+    for kernel in (_matmul, _block_ptr_matmul, _alternating_pitch, _two_dots, _guarded,
+                   _writes_b_first):
         kernel.cache.clear()
 
     def ttir(module, name):
@@ -264,7 +289,24 @@ def test_two_dots_two_memo_loads(notes, rng):
     assert _memo_loads(notes) == [2], notes
 
 
-@pytest.mark.parametrize("kind", ["store", "loop_store", "atomic", "volatile", "reader"])
+def test_programs_that_write_b_first_read_their_own_writes(monkeypatch, notes, rng):
+    monkeypatch.setenv("TRITON_TILE_NUM_THREADS", "1")  # one thread runs every program in turn
+    m, n, k = 128, 64, 48
+    a = numpy_random((m, k), "float32", rng)
+    b0 = numpy_random((k, n), "float32", rng)
+    w = poisoned((k, n), "float32")
+    c = poisoned((m, n), "float32")
+    _writes_b_first[(m // 32, n // 32)](a, b0, w, c, n, k, BM=32, BN=32, BK=16)
+    ref = np.empty((m, n))
+    for pm in range(m // 32):
+        rows = slice(32 * pm, 32 * pm + 32)
+        ref[rows] = to_f64(a[rows]) @ (to_f64(b0) * (pm + 1))
+    assert_close(c, ref, rtol=1e-5, atol=1e-4)
+    assert all(count == 0 for count in _memo_loads(notes)), notes
+
+
+@pytest.mark.parametrize("kind", ["store", "loop_store", "atomic", "volatile", "volatile_b",
+                                  "reader"])
 def test_a_possible_write_first_keeps_the_copy(kind, notes, rng):
     m, n, k = 96, 32, 48
     a = numpy_random((m, k), "float32", rng)

@@ -13,10 +13,10 @@
 //   - f32 math is what stock Triton's PTX makes of the op (tile/elementwise_ops.h: divf full,
 //     sqrt approx+ftz, rsqrt and exp2 ftz, exp approx); TILEIR_ENABLE_APPROX/FTZ set approx
 //     rounding and flush_to_zero on every f32 op that has them;
-//   - cache/eviction modifiers are ignored (Tile IR has none); a volatile pointer load is a
-//     relaxed load at system scope (PTX's ld.volatile; NVIDIA's converter drops isVolatile),
-//     a volatile block-pointer load a plain one; hints (llvm.intr.assume) are dropped;
-//     gpu.barrier becomes a token fence (passes/insert_memory_tokens.cpp);
+//   - cache/eviction modifiers are ignored (Tile IR has none); a volatile load (pointers or a
+//     block pointer) is a relaxed gather at system scope, as PTX's ld.volatile is (NVIDIA's
+//     converter drops isVolatile); hints (llvm.intr.assume) are dropped; gpu.barrier becomes a
+//     token fence (passes/insert_memory_tokens.cpp);
 //   - cmpf ord/uno become two self-compares (x == x is false for NaN only) joined by and/or;
 //     false/true are i1 constants; pointer compares (cmpi) compare the i64 addresses;
 //   - 8/16-bit atomics Tile IR lacks are compare-and-swap loops on 32-bit words

@@ -120,8 +120,8 @@ std::vector<IndexCond> Converter::planLoopAccesses(const Operation &loop, const 
 
 std::optional<IndexPlan> Converter::planIndex(const Operation &o, const Operation &loop) {
   bool isLoad = o.is("tt.load") || o.is("tt.descriptor_load");
-  if (!isLoad && !o.is("tt.store") && !o.is("tt.descriptor_store"))
-    return std::nullopt;
+  if ((!isLoad && !o.is("tt.store") && !o.is("tt.descriptor_store")) || isVolatileLoad(o))
+    return std::nullopt; // a volatile load is a gather (Converter::load)
   std::string why;
   if (isBoxAccess(o)) {
     Box a;

@@ -643,7 +643,7 @@ int64_t Converter::chunkRows(const Type &block) {
   return rows;
 }
 
-Value *Converter::boxGather(const Box &a) {
+Value *Converter::boxGather(const Box &a, int ordering, int scope) {
   Type t = a.block;
   int64_t rows = chunkRows(t), total = t.shape()[0];
   std::vector<int64_t> part = t.shape();
@@ -652,9 +652,9 @@ Value *Converter::boxGather(const Box &a) {
   for (int64_t r = 0; r < total; r += rows) {
     auto [ptrs, mask] = boxPointers(a, r ? constInt(r, i64()) : nullptr, rows);
     std::vector<Value *> ops = {ptrs, mask, paddingTile(t.withShape(part), a.pad)};
-    chunks.push_back(
-        make("load_ptr_tko", ops, {t.withShape(part), Type::token()}, memoryAttrs({1, 1, 1, 0}))
-            ->result(0));
+    chunks.push_back(make("load_ptr_tko", ops, {t.withShape(part), Type::token()},
+                          memoryAttrs({1, 1, 1, 0}, ordering, scope))
+                         ->result(0));
   }
   while (chunks.size() > 1) { // pairwise, so every cat joins equal halves
     std::vector<Value *> next;

@@ -271,8 +271,8 @@ private:
 
   std::vector<int64_t> zeroIndices(size_t rank) { return std::vector<int64_t>(rank, 0); }
 
-  // The access as a gather/scatter through its pointer tile (the general form).
-  // A gather through the pointer tile; `ordering` and `scope` as memoryAttrs takes them.
+  // The access as a gather/scatter through its pointer tile (the general form); a gather's
+  // `ordering` and `scope` as memoryAttrs takes them.
   Value *pointerLoad(const Operation &o, int ordering = tile::kWeak, int scope = -1);
 
   void pointerStore(const Operation &o) {
@@ -292,11 +292,22 @@ private:
 
   void viewStore(const Operation &o, const ViewPlan &plan);
 
+  // A volatile load may be reading what another program writes: a relaxed gather at system
+  // scope, as PTX's ld.volatile is a relaxed system-scope load, and never a view (which may
+  // become a TMA copy, and whose loads Tile IR orders weakly only).
+  static bool isVolatileLoad(const Operation &o) {
+    return o.is("tt.load") && o.intAttr("isVolatile", 0) != 0;
+  }
+
   void load(const Operation &o) {
-    // A volatile load may be reading what another program writes: a relaxed load at system
-    // scope, as PTX's ld.volatile is, and never a view (which may become a TMA copy).
-    if (o.intAttr("isVolatile", 0) && !isBoxAccess(o)) {
-      bind(o, pointerLoad(o, tile::kRelaxed, tile::kSystem));
+    if (isVolatileLoad(o)) {
+      note(o, false, "volatile: a relaxed system-scope gather");
+      if (!isBoxAccess(o)) {
+        bind(o, pointerLoad(o, tile::kRelaxed, tile::kSystem));
+        return;
+      }
+      Value *v = boxGather(boxOf(o), tile::kRelaxed, tile::kSystem);
+      bind(o, v->type == o.result(0)->type ? v : make1("reshape", {v}, o.result(0)->type));
       return;
     }
     auto it = indexPlans_.find(&o);
@@ -410,7 +421,7 @@ private:
   static int64_t chunkRows(const Type &block);
 
   // The box loaded through pointers, chunk by chunk (rows of dimension 0), joined by cat.
-  Value *boxGather(const Box &a);
+  Value *boxGather(const Box &a, int ordering = tile::kWeak, int scope = -1);
 
   // `val` stored through pointers, chunk by chunk (extract per rows of dimension 0), in a loop
   // so that the rarely taken path stays small.

@@ -5,7 +5,8 @@
 // A forwarded load copies nothing on its fast path; its readers read the memory. That is only
 // the value the load would have read while nothing can write that memory in between, so:
 //  - the load is a contiguous-capable access whose kernel knows the protocol: a compact tt.load
-//    or load_ptr_tko (compact_ptr.cpp) or a load_view_tko (tile_view.cpp), of a non-i1 tile;
+//    or load_ptr_tko (compact_ptr.cpp) or a load_view_tko (tile_view.cpp), of a non-i1 tile,
+//    neither volatile nor ordered (its read must happen where it stands);
 //  - its storage class (the register it shares with other values) holds only such loads and,
 //    on the Tile path, the result of the `if` they are yielded from (the yields' copies set the
 //    pointer, copies.h); the class is read only by elementwise.h kernels (Frame::in), in the
@@ -40,8 +41,15 @@
 namespace tt::exec {
 namespace {
 
+// An access another program may be waiting on or answering: a volatile load, or a Tile IR
+// access with a memory ordering.
+bool ordersAccesses(const Operation &op) {
+  return op.intAttr("isVolatile", 0) != 0 ||
+         op.intAttr("memory_ordering_semantics", tile::kWeak) != tile::kWeak;
+}
+
 bool forwardableLoad(const Operation &op, const Compiler &c, const AffineInfo &affine) {
-  if (op.numResults() < 1)
+  if (op.numResults() < 1 || ordersAccesses(op)) // its read happens where it stands
     return false;
   if (!op.is("cuda_tile.load_view_tko") && !op.is("tt.load") && !op.is("cuda_tile.load_ptr_tko"))
     return false;
@@ -55,13 +63,6 @@ bool mayWriteMemory(const Operation &op) {
   const std::string &n = op.name();
   return n.find("store") != std::string::npos || n.find("atomic") != std::string::npos ||
          n == "tt.call";
-}
-
-// An access another program may be waiting on or answering: a volatile load, or a Tile IR
-// access with a memory ordering.
-bool ordersAccesses(const Operation &op) {
-  return op.intAttr("isVolatile", 0) != 0 ||
-         op.intAttr("memory_ordering_semantics", tile::kWeak) != tile::kWeak;
 }
 
 bool isIf(const Operation &op) { return op.is("scf.if") || op.is("cuda_tile.if"); }

@@ -11,7 +11,8 @@ void TileMemo::reset(uint64_t launch, const std::vector<int64_t> &tileBytes) {
   if (launch == launch_)
     return;
   launch_ = launch;
-  tables_.resize(tileBytes.size());
+  if (tables_.size() < tileBytes.size()) // a kernel without memo loads keeps the storage
+    tables_.resize(tileBytes.size());
   const int64_t share = tileBytes.empty() ? 0 : kBudget / static_cast<int64_t>(tileBytes.size());
   for (size_t id = 0; id < tileBytes.size(); ++id) {
     Table &t = tables_[id];
@@ -19,7 +20,7 @@ void TileMemo::reset(uint64_t launch, const std::vector<int64_t> &tileBytes) {
     const int slots = bytes > 0 ? static_cast<int>(std::min<int64_t>(kMaxSlots, share / bytes)) : 0;
     if (t.bytes != bytes || t.slots != slots) { // storage sized for this program's tiles
       t.bytes = bytes;
-      t.slots = slots < 2 ? 0 : slots; // one slot cannot outlive the next load
+      t.slots = slots;
       t.raw.reset(t.slots ? new char[static_cast<size_t>(t.slots * bytes) + 63] : nullptr);
       const uintptr_t p = reinterpret_cast<uintptr_t>(t.raw.get());
       t.data = t.slots ? reinterpret_cast<char *>((p + 63) & ~uintptr_t(63)) : nullptr;

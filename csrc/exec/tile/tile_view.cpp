@@ -108,7 +108,8 @@ template <int ES> void viewLoadK(const Inst &I, Frame &F) {
       F.fwdRowBytes(I.out) = inMemory || !rowsInMemory ? a.tile[1] * ES : b.step[0];
     if (inMemory || rowsInMemory)
       return;
-    // A dot's B (rank 2): a dense copy in the thread's memo, made once per launch.
+    // A dot's B (rank 2): a dense copy in the thread's memo, made once per launch and thread
+    // while it stays in the memo's FIFO.
     if (a.memo >= 0 && b.full && b.step[1] == ES)
       if (const char *slot = F.memo->fetch(a.memo, reinterpret_cast<const char *>(b.base),
                                            a.tile[0], a.tile[1] * ES, b.step[0])) {
