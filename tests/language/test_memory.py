@@ -380,6 +380,24 @@ def test_cache_and_eviction_modifiers(load_cm, store_cm, evict, volatile, rng):
 
 
 @triton.jit
+def _volatile_block_kernel(X, Z, M, N, BM: tl.constexpr, BN: tl.constexpr):
+    # A volatile load through a block pointer (the Tile path: a relaxed gather, not a view).
+    pid = tl.program_id(0)
+    bp = tl.make_block_ptr(X, (M, N), (N, 1), (pid * BM, 0), (BM, BN), (1, 0))
+    x = tl.load(bp, boundary_check=(0, 1), padding_option="zero", volatile=True)
+    zp = tl.make_block_ptr(Z, (M, N), (N, 1), (pid * BM, 0), (BM, BN), (1, 0))
+    tl.store(zp, x * 2.0, boundary_check=(0, 1))
+
+
+def test_volatile_block_pointer_load(rng):
+    m, n = 37, 29  # edges in both dimensions
+    x = numpy_random((m, n), "float32", rng)
+    z = poisoned((m, n), "float32")
+    _volatile_block_kernel[(cdiv(m, 16),)](x, z, m, n, BM=16, BN=32)
+    assert_close(z, 2.0 * x, rtol=0)
+
+
+@triton.jit
 def _hints_kernel(X, Z, n, BLOCK: tl.constexpr):
     tl.assume(n > 0)
     pid = tl.program_id(0)
