@@ -317,14 +317,12 @@ def attention_bwd(t: Tensors, z: int, h: int, n_ctx: int, d: int) -> Case:
                 torch_fn, before=(pre,))
 
 
-def grouped_gemm(t: Tensors, sizes, per_group=False) -> Case:
+def grouped_gemm(t: Tensors, sizes) -> Case:
     """Square fp16 GEMMs of the given sizes in one persistent launch (examples/grouped_gemm.py):
     132 programs (the H100 and H200 SXM's SMs) over all the problems' tiles, each problem's
     addresses, sizes and leading dimensions read from device arrays; torch's column is a loop
     of torch.matmul over the problems. The sizes are multiples of every TUNE block (256) and
-    torch's allocations aligned: the kernel runs EVEN (no masks, alignment stated). per_group:
-    the kernel reads a problem's addresses once per problem rather than once per tile (the
-    tutorial's form), so the Tile path's views of A and B are made once per problem."""
+    torch's allocations aligned: the kernel runs EVEN (no masks, alignment stated)."""
     mod = example("grouped_gemm")
     g = len(sizes)
     a_list = [t.randn((s, s), "float16") for s in sizes]
@@ -345,12 +343,10 @@ def grouped_gemm(t: Tensors, sizes, per_group=False) -> Case:
     def torch_fn():
         return [_torch().matmul(a, b) for a, b in zip(a_list, b_list)]
 
-    label = "+".join(f"{s}^3" for s in sizes) + (", per problem" if per_group else "")
-    return Case("grouped gemm fp16", label,
+    return Case("grouped gemm fp16", "+".join(f"{s}^3" for s in sizes),
                 mod.grouped_matmul_kernel, (132,), [*tables, g],
                 {"NUM_PROGRAMS": 132, "BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64,
-                 "EVEN": True, "PER_GROUP": per_group, "num_warps": 8, "num_stages": 3},
-                c_list, check, 1e-2,
+                 "EVEN": True, "num_warps": 8, "num_stages": 3}, c_list, check, 1e-2,
                 sum(2.0 * s ** 3 for s in sizes), "TFLOP/s",
                 lambda meta: (meta["NUM_PROGRAMS"],), torch_fn)
 
@@ -567,9 +563,7 @@ def cases(t: Tensors, quick: bool, only) -> List[Callable[[], Case]]:
         "attention_bwd": [lambda: attention_bwd(t, 1 if q else 4, 4 if q else 32,
                                                 1024 if q else 4096, 128)],
         "grouped_gemm": [lambda: grouped_gemm(t, (256, 512, 768, 1024) if q else
-                                              (1024, 2048, 3072, 4096)),
-                         lambda: grouped_gemm(t, (256, 512, 768, 1024) if q else
-                                              (1024, 2048, 3072, 4096), per_group=True)],
+                                              (1024, 2048, 3072, 4096))],
     }
     return [c for fam in (only or FAMILIES) for c in table[fam]]
 

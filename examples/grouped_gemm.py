@@ -29,12 +29,9 @@ import triton_tile.language as tl
 @triton.jit
 def grouped_matmul_kernel(A_PTRS, B_PTRS, C_PTRS, SIZES, LDS, GROUP_SIZE,
                           NUM_PROGRAMS: tl.constexpr, BLOCK_M: tl.constexpr,
-                          BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, EVEN: tl.constexpr,
-                          PER_GROUP: tl.constexpr = False):
+                          BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, EVEN: tl.constexpr):
     """SIZES and LDS: [GROUP_SIZE, 3] int32, (M, N, K) and (lda, ldb, ldc) per problem. EVEN:
-    the host checked whole_tiles (no edges, aligned rows). PER_GROUP: read a problem's
-    addresses and leading dimensions once per problem instead of once per tile (the tutorial's
-    form)."""
+    the host checked whole_tiles (no edges, aligned rows)."""
     tile = tl.program_id(0)  # this program's next tile, numbered over all the problems
     first = 0  # the number of the current problem's first tile
     for g in range(GROUP_SIZE):
@@ -43,23 +40,13 @@ def grouped_matmul_kernel(A_PTRS, B_PTRS, C_PTRS, SIZES, LDS, GROUP_SIZE,
         k = tl.load(SIZES + g * 3 + 2)
         tiles_n = tl.cdiv(n, BLOCK_N)
         end = first + tl.cdiv(m, BLOCK_M) * tiles_n
-        if PER_GROUP:
-            a_ptr0 = tl.load(A_PTRS + g).to(tl.pointer_type(tl.float16))
-            b_ptr0 = tl.load(B_PTRS + g).to(tl.pointer_type(tl.float16))
-            c_ptr0 = tl.load(C_PTRS + g).to(tl.pointer_type(tl.float16))
-            lda0 = tl.load(LDS + g * 3)
-            ldb0 = tl.load(LDS + g * 3 + 1)
-            ldc0 = tl.load(LDS + g * 3 + 2)
         while tile >= first and tile < end:
-            if PER_GROUP:
-                a_ptr, b_ptr, c_ptr, lda, ldb, ldc = a_ptr0, b_ptr0, c_ptr0, lda0, ldb0, ldc0
-            else:
-                a_ptr = tl.load(A_PTRS + g).to(tl.pointer_type(tl.float16))
-                b_ptr = tl.load(B_PTRS + g).to(tl.pointer_type(tl.float16))
-                c_ptr = tl.load(C_PTRS + g).to(tl.pointer_type(tl.float16))
-                lda = tl.load(LDS + g * 3)
-                ldb = tl.load(LDS + g * 3 + 1)
-                ldc = tl.load(LDS + g * 3 + 2)
+            a_ptr = tl.load(A_PTRS + g).to(tl.pointer_type(tl.float16))
+            b_ptr = tl.load(B_PTRS + g).to(tl.pointer_type(tl.float16))
+            c_ptr = tl.load(C_PTRS + g).to(tl.pointer_type(tl.float16))
+            lda = tl.load(LDS + g * 3)
+            ldb = tl.load(LDS + g * 3 + 1)
+            ldc = tl.load(LDS + g * 3 + 2)
             if EVEN:  # 16-byte aligned rows (bytes for pointers, elements for the strides)
                 a_ptr = tl.multiple_of(a_ptr, 16)
                 b_ptr = tl.multiple_of(b_ptr, 16)
@@ -138,15 +125,13 @@ def whole_tiles(tables, block_m, block_n, block_k) -> bool:
             and all(int(p) % 16 == 0 for t in (a_ptrs, b_ptrs, c_ptrs) for p in t))
 
 
-def grouped_matmul(a_list, b_list, c_list, num_programs=4, block_m=32, block_n=32, block_k=16,
-                   per_group=False):
+def grouped_matmul(a_list, b_list, c_list, num_programs=4, block_m=32, block_n=32, block_k=16):
     """c_list[g] = a_list[g] @ b_list[g] for 2-D fp16 numpy arrays; returns the compiled kernel.
     The tables live until the launch returned (the CPU executors run synchronously)."""
     tables = group_tables(a_list, b_list, c_list)
     return grouped_matmul_kernel[(num_programs,)](
         *tables, len(a_list), NUM_PROGRAMS=num_programs, BLOCK_M=block_m, BLOCK_N=block_n,
-        BLOCK_K=block_k, EVEN=whole_tiles(tables, block_m, block_n, block_k),
-        PER_GROUP=per_group)
+        BLOCK_K=block_k, EVEN=whole_tiles(tables, block_m, block_n, block_k))
 
 
 def reference(a_list, b_list):

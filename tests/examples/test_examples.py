@@ -91,8 +91,7 @@ def test_fused_attention_bwd(causal, z, h, n_ctx, d, blocks, rng):
 @pytest.mark.cpu_only("the pointer tables hold host addresses")
 @pytest.mark.parametrize("even", [False, True])
 @pytest.mark.parametrize("num_programs, blocks", [
-    (5, {}), (1, {}), (64, {}), (3, dict(block_m=16, block_n=32, block_k=16)),
-    (5, dict(per_group=True)), (64, dict(per_group=True))])
+    (5, {}), (1, {}), (64, {}), (3, dict(block_m=16, block_n=32, block_k=16))])
 def test_grouped_gemm(even, num_programs, blocks, rng):
     """Problems of different sizes in one persistent launch (fewer programs than tiles, one
     program, more programs than tiles): odd sizes, or whole tiles (the EVEN kernel: no masks,
