@@ -149,6 +149,25 @@ def _writes_b_first(A, B0, W, C, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: t
     tl.store(C + rm[:, None] * N + rn[None, :], acc)
 
 
+@triton.jit
+def _reads_acc_in_loop(A, B, C, T, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    # The accumulator is also summed at every K step: the dot's GEMM cannot wait for the next
+    # step (forward.cpp, "deferred").
+    pid_m, pid_n = tl.program_id(0), tl.program_id(1)
+    rm = pid_m * BM + tl.arange(0, BM)
+    rn = pid_n * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    tot = 0.0
+    for k0 in range(0, K, BK):
+        a = tl.load(A + rm[:, None] * K + (k0 + rk)[None, :])
+        b = tl.load(B + (k0 + rk)[:, None] * N + rn[None, :])
+        tot += tl.sum(acc)  # the sum of the steps before this one
+        acc = tl.dot(a, b, acc, input_precision="ieee")
+    tl.store(C + rm[:, None] * N + rn[None, :], acc)
+    tl.store(T + pid_m * tl.num_programs(1) + pid_n, tot)
+
+
 @pytest.fixture
 def notes(monkeypatch, request):
     """The executor programs' plan notes of the kernels prepared during the test (CPU only)."""
@@ -158,7 +177,7 @@ def notes(monkeypatch, request):
     prepare, prepare_tile = cpu_backend.prepare, cpu_backend.prepare_tile
     # Prepared afresh, so that their notes are seen.
     for kernel in (_matmul, _block_ptr_matmul, _alternating_pitch, _two_dots, _guarded,
-                   _writes_b_first):
+                   _writes_b_first, _reads_acc_in_loop):
         kernel.cache.clear()
 
     def ttir(module, name):
@@ -175,6 +194,15 @@ def notes(monkeypatch, request):
     monkeypatch.setattr(cpu_backend, "prepare", ttir)
     monkeypatch.setattr(cpu_backend, "prepare_tile", tile)
     return seen
+
+
+def _deferred_dots(seen):
+    """How many dots each prepared program defers (forward.cpp's note)."""
+    counts = []
+    for text in seen:
+        found = re.search(r"deferred dots: (\d+)", text)
+        counts.append(int(found.group(1)) if found else 0)
+    return counts
 
 
 def _memo_loads(seen):
@@ -263,6 +291,32 @@ def test_same_first_row_other_pitch_is_another_tile(monkeypatch, rng):
         rows = slice(32 * pm, 32 * pm + 32)
         ref[rows] = to_f64(a[rows]) @ to_f64(b[: 2 * k : 1 + pm % 2][:k])
     assert_close(c, ref, rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("k", [48, 45, 16])
+def test_a_deferred_dot_with_odd_steps_and_edges(k, notes, rng):
+    # 3 K steps (a step left for the flush), 3 with a masked last one (copied: run at once),
+    # 1 step (only the flush runs it).
+    a, b, c = _run(96, 64, k, rng=rng)
+    assert_close(c, to_f64(a) @ to_f64(b), rtol=1e-5, atol=1e-4)
+    counts = _deferred_dots(notes)
+    assert counts and min(counts) == 1, notes
+
+
+def test_an_accumulator_read_in_the_loop_is_not_deferred(notes, rng):
+    m, n, k = 64, 64, 64
+    a = numpy_random((m, k), "float32", rng)
+    b = numpy_random((k, n), "float32", rng)
+    c = poisoned((m, n), "float32")
+    t = poisoned((m // 32) * (n // 32), "float32")
+    _reads_acc_in_loop[(m // 32, n // 32)](a, b, c, t, n, k, BM=32, BN=32, BK=16)
+    assert_close(c, to_f64(a) @ to_f64(b), rtol=1e-5, atol=1e-4)
+    ref = np.zeros((m // 32, n // 32))
+    for step in range(1, k // 16):
+        part = to_f64(a[:, :16 * step]) @ to_f64(b[:16 * step])
+        ref += part.reshape(m // 32, 32, n // 32, 32).sum(axis=(1, 3))
+    assert_close(t.reshape(m // 32, n // 32), ref, rtol=1e-4, atol=1e-2)
+    assert all(count == 0 for count in _deferred_dots(notes)), notes
 
 
 def test_block_pointers_and_the_tutorial_use_the_memo(notes, rng):

@@ -170,6 +170,20 @@ public:
   }
   // A register that lives for the whole program (scratch of one instruction, or state).
   uint32_t scratch(size_t bytes);
+  // A dot whose GEMM may wait for the next K step (forward.cpp, "deferred"): the loop it sits
+  // in, else null.
+  const Operation *deferredLoop(const Operation &dot) const {
+    auto it = deferred_.find(&dot);
+    return it == deferred_.end() ? nullptr : it->second;
+  }
+  // Instructions that run right before and right after `loop` (a deferred dot's reset and
+  // flush); the loop's emitter emits them around its own instruction (emitAroundLoop).
+  void aroundLoop(const Operation *loop, Inst before, Inst after) {
+    loopEntry_[loop].push_back(before);
+    loopExit_[loop].push_back(after);
+  }
+  void emitLoopEntry(const Operation &loop) { emitHooks(loopEntry_, loop); }
+  void emitLoopExit(const Operation &loop) { emitHooks(loopExit_, loop); }
   const OpSite *site(const Operation &op);
   [[noreturn]] void fail(const Operation &op, const std::string &msg) const;
   // Emits the ops of a block into `list`: TTIR leaves the terminator to the op that owns the
@@ -223,6 +237,15 @@ private:
   int64_t stripLen_ = 0; // strip mining: lanes per run of the body (0: off)
   int64_t chooseStripLen(const Operation &func) const;
   std::unordered_map<const Value *, ValueInfo> infos_;
+  std::unordered_map<const Operation *, const Operation *> deferred_; // dot -> its loop
+  std::unordered_map<const Operation *, std::vector<Inst>> loopEntry_, loopExit_;
+  void emitHooks(const std::unordered_map<const Operation *, std::vector<Inst>> &hooks,
+                 const Operation &loop) {
+    auto it = hooks.find(&loop);
+    if (it != hooks.end())
+      for (const Inst &inst : it->second)
+        cur_->push_back(inst);
+  }
   std::unordered_map<const Value *, std::vector<const Operation *>> users_; // Tile IR
   // Storage classes: value -> the value whose register it shares (itself when it owns one).
   std::unordered_map<const Value *, const Value *> root_;

@@ -32,6 +32,13 @@
 // every load of the class comes before its own writes, and the only writes a slot can miss are
 // other programs', which the GPU does not order against this program's loads either. A memo
 // class has no if results and mixes with no other reader; its tile is at most kMaxMemoTile bytes.
+// A dot of such an A (rows) and such a B (memo), f32 at ieee precision, directly in the body of
+// a for loop whose accumulator is the dot's own class ("deferred"), may leave its GEMM for the
+// next K step: both operands stay where they are until then (A in the matrix, B in its memo
+// slot; the memo rule keeps writes out of the loop), and two steps run as one GEMM of twice the
+// K (dot.cpp), the accumulators in registers across both. The class must be read only by the
+// dot (as its accumulator), by the loop's yield into a loop result of the same class, and after
+// the loop or as its init: a flush after the loop runs the step left over.
 #include <string>
 #include <unordered_set>
 
@@ -187,6 +194,50 @@ void Compiler::chooseForwarded(const std::vector<const Operation *> &order,
       memos += memo;
     }
   }
+  // Deferred dots: see the header.
+  size_t deferred = 0;
+  for (const Operation *u : order) {
+    if (!(u->is("tt.dot") || u->is("cuda_tile.mmaf")) || u->numOperands() != 3)
+      continue;
+    const Value *a = u->operand(0), *b = u->operand(1), *acc = u->operand(2), *d = u->result(0);
+    const Operation *loop = u->parentBlock() ? u->parentBlock()->parentOp() : nullptr;
+    if (!loop || !(loop->is("scf.for") || loop->is("cuda_tile.for")) || d->type.rank() != 2 ||
+        dtypeOf(d->type.element()) != DType::F32 || dtypeOf(a->type.element()) != DType::F32 ||
+        dtypeOf(b->type.element()) != DType::F32 ||
+        (u->is("tt.dot") && u->intAttr("inputPrecision", 2) != 2))
+      continue;
+    const ValueInfo &ai = infos_[rootOf(a)], &bi = infos_[rootOf(b)];
+    const Value *root = rootOf(d);
+    if (!ai.fwd || !ai.fwdRows || !bi.fwd || bi.memo < 0 || rootOf(acc) != root ||
+        infos_[root].bcast)
+      continue;
+    bool ok = true;
+    for (const auto &kv : infos_) {
+      if (!ok || rootOf(kv.first) != root)
+        continue;
+      for (const Operation *user : users[kv.first]) {
+        if (user == u) {
+          ok &= kv.first != a && kv.first != b;
+          continue;
+        }
+        const Operation *owner = user->parentBlock() ? user->parentBlock()->parentOp() : nullptr;
+        if (owner == loop && (user->is("scf.yield") || user->is("cuda_tile.continue"))) {
+          for (size_t i = 0; i < user->numOperands(); ++i) // its loop result shares the class
+            if (user->operand(i) == kv.first)
+              ok &= i < loop->numResults() && rootOf(loop->result(i)) == root;
+          continue;
+        }
+        for (const Operation *p = user; p && ok; p = p->parentOp())
+          ok &= p != loop || user == loop; // read after the loop, or as its init
+      }
+    }
+    if (ok) {
+      deferred_[u] = loop;
+      ++deferred;
+    }
+  }
+  if (deferred)
+    pd_.notes += "deferred dots: " + std::to_string(deferred) + "\n";
   if (forwarded)
     pd_.notes += "forwarded loads: " + std::to_string(forwarded) + " of " +
                  std::to_string(loadsOf.size()) + " contiguous-capable tiles (" +

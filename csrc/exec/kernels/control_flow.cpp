@@ -138,7 +138,9 @@ void emitFor(Compiler &c, const Operation &op) {
     c.fail(op, "the body must end in scf.yield");
   a->yield = makeCopies(c, y->operands, iters);
   a->toResults = makeCopies(c, asOperands(iters), resultsOf(op));
+  c.emitLoopEntry(op);
   c.emit(forK, op).aux = a;
+  c.emitLoopExit(op);
 }
 
 // ---- scf.if ----

@@ -11,7 +11,8 @@
 //    unsigned (Tile IR's mmai; TTIR's tt.dot is signed).
 // Tile IR's mmaf takes tf32 operands already rounded by ftof (f32 storage) and runs as ieee.
 // maxNumImpreciseAcc is ignored (accumulation is always full f32). The float products are
-// gemm.cpp's; conversions go to scratch registers allocated at prepare time.
+// gemm.cpp's; conversions go to scratch registers allocated at prepare time. A deferred dot
+// (forward.cpp) runs two K steps as one GEMM; each element still takes its products in order.
 #include <algorithm>
 #include <cstring>
 
@@ -32,6 +33,15 @@ struct DotAux : Aux {
   uint32_t d = 0;
   // Scratch (f32 or f64) copies of the operands; 0 when the operand is used in place.
   uint32_t aw = 0, bw = 0, alo = 0, blo = 0, dw = 0;
+  uint32_t pending = 0; // a deferred dot's Pending (forward.cpp, "deferred")
+};
+
+// A deferred dot's step that waits for the next one: its A rows and B tile stay where they are
+// (in the matrix, in a memo slot) until the next step's GEMM takes both, or the flush after
+// the loop takes it alone.
+struct Pending {
+  int64_t count;
+  GemmStep step;
 };
 
 // ---- integer GEMM: D[M,N] += A[M,K] * B[K,N], row-major (the float ones are gemm.cpp's) ----
@@ -186,6 +196,41 @@ void dotFloatK(const Inst &I, Frame &F) {
   }
 }
 
+// tt.dot / mmaf deferred (2-D f32, ieee, accumulating in place): runs the GEMM every second K
+// step, as one GEMM over both; a step whose A or B had to be copied into its register (a masked
+// edge tile) runs at once, with a waiting step before it.
+void dotDeferK(const Inst &I, Frame &F) {
+  const DotAux &x = *static_cast<const DotAux *>(I.aux);
+  Pending &p = *F.at<Pending>(x.pending);
+  const char *a = F.fwdSlot(x.a.off), *b = F.fwdSlot(x.b.off);
+  const GemmStep cur{reinterpret_cast<const float *>(a), F.fwdRowBytes(x.a.off) / 4,
+                     reinterpret_cast<const float *>(b)};
+  float *D = F.at<float>(x.d);
+  if (p.count) {
+    const GemmStep steps[2] = {p.step, cur};
+    p.count = 0;
+    gemmAccSteps(steps, 2, D, x.M, x.N, x.K);
+  } else if (a == F.R + x.a.off || b == F.R + x.b.off) { // the next load overwrites it
+    gemmAccSteps(&cur, 1, D, x.M, x.N, x.K);
+  } else {
+    p.step = cur;
+    p.count = 1;
+  }
+}
+
+void dotResetK(const Inst &I, Frame &F) {
+  F.at<Pending>(static_cast<const DotAux *>(I.aux)->pending)->count = 0;
+}
+
+void dotFlushK(const Inst &I, Frame &F) {
+  const DotAux &x = *static_cast<const DotAux *>(I.aux);
+  Pending &p = *F.at<Pending>(x.pending);
+  if (!p.count)
+    return;
+  p.count = 0;
+  gemmAccSteps(&p.step, 1, F.at<float>(x.d), x.M, x.N, x.K);
+}
+
 void dotF64K(const Inst &I, Frame &F) {
   const DotAux &x = *static_cast<const DotAux *>(I.aux);
   const int64_t MK = x.M * x.K, KN = x.K * x.N, MN = x.M * x.N;
@@ -271,6 +316,18 @@ void emitMatmul(Compiler &c, const Operation &op, const Value *av, const Value *
     if (x->cType != DType::F32)
       x->dw = c.scratch(static_cast<size_t>(MN) * 4);
     fn = dotFloatK;
+    const Operation *loop = c.deferredLoop(op);
+    if (loop && f32In && x->precision == kIEEE && x->cType == DType::F32 && x->batch == 1 &&
+        x->a.ind && x->b.ind && !x->c.bcast && x->c.off == x->d) {
+      x->pending = c.scratch(sizeof(Pending));
+      fn = dotDeferK;
+      Inst reset, flush;
+      reset.fn = dotResetK;
+      flush.fn = dotFlushK;
+      reset.aux = flush.aux = x;
+      reset.site = flush.site = c.site(op);
+      c.aroundLoop(loop, reset, flush);
+    }
   } else if (x->aType == DType::F64 && x->bType == DType::F64 && x->cType == DType::F64) {
     fn = dotF64K;
   } else if (x->aType == DType::I8 && x->bType == DType::I8 && x->cType == DType::I32) {

@@ -55,28 +55,33 @@ void gemmGeneric(const T *A, int64_t lda, const T *B, T *D, int64_t M, int64_t N
 }
 
 #ifdef TT_GEMM_AVX2
-// D[MR, 8*NV] += A[MR, K] * B[K, 8*NV]: MR*NV accumulators, NV loads of B and MR broadcasts of
-// A per step (6x2: 12 accumulators, 15 of the 16 ymm registers).
+// D[MR, 8*NV] += A[MR, K] * B[K, 8*NV] for each step in turn: MR*NV accumulators, NV loads of B
+// and MR broadcasts of A per k (6x2: 12 accumulators, 15 of the 16 ymm registers). The
+// accumulators stay in registers across the steps (a chain of K steps is one long K).
 template <int MR, int NV>
-inline void block(const float *A, int64_t lda, const float *B, int64_t ldb, float *D, int64_t ldd,
-                  int64_t K) {
+inline void block(const GemmStep *steps, int nsteps, int64_t i, int64_t j, int64_t ldb, float *D,
+                  int64_t ldd, int64_t K) {
   __m256 acc[MR][NV];
 #pragma GCC unroll 8
   for (int r = 0; r < MR; ++r)
 #pragma GCC unroll 2
     for (int v = 0; v < NV; ++v)
       acc[r][v] = _mm256_loadu_ps(D + r * ldd + 8 * v);
-  for (int64_t k = 0; k < K; ++k) {
-    __m256 b[NV];
-#pragma GCC unroll 2
-    for (int v = 0; v < NV; ++v)
-      b[v] = _mm256_loadu_ps(B + k * ldb + 8 * v);
-#pragma GCC unroll 8
-    for (int r = 0; r < MR; ++r) {
-      const __m256 a = _mm256_broadcast_ss(A + r * lda + k);
+  for (int s = 0; s < nsteps; ++s) {
+    const int64_t lda = steps[s].lda;
+    const float *A = steps[s].A + i * lda, *B = steps[s].B + j;
+    for (int64_t k = 0; k < K; ++k) {
+      __m256 b[NV];
 #pragma GCC unroll 2
       for (int v = 0; v < NV; ++v)
-        acc[r][v] = _mm256_fmadd_ps(a, b[v], acc[r][v]);
+        b[v] = _mm256_loadu_ps(B + k * ldb + 8 * v);
+#pragma GCC unroll 8
+      for (int r = 0; r < MR; ++r) {
+        const __m256 a = _mm256_broadcast_ss(A + r * lda + k);
+#pragma GCC unroll 2
+        for (int v = 0; v < NV; ++v)
+          acc[r][v] = _mm256_fmadd_ps(a, b[v], acc[r][v]);
+      }
     }
   }
 #pragma GCC unroll 8
@@ -92,36 +97,34 @@ inline void block(const float *A, int64_t lda, const float *B, int64_t ldb, floa
 // block read its A rows from L2: 3-5% slower on every matmul form (benchmarks/matmul_forms.py,
 // best of four interleaved runs each, 2-core Zen 4).
 template <int MR>
-void rowBlock(const float *A, int64_t lda, const float *B, float *D, int64_t N, int64_t K) {
+void rowBlock(const GemmStep *steps, int nsteps, int64_t i, float *D, int64_t N, int64_t K) {
   int64_t j = 0;
   for (; j + 16 <= N; j += 16)
-    block<MR, 2>(A, lda, B + j, N, D + j, N, K);
+    block<MR, 2>(steps, nsteps, i, j, N, D + j, N, K);
   for (; j + 8 <= N; j += 8)
-    block<MR, 1>(A, lda, B + j, N, D + j, N, K);
+    block<MR, 1>(steps, nsteps, i, j, N, D + j, N, K);
 }
 
-void gemmF32(const float *A, int64_t lda, const float *B, float *D, int64_t M, int64_t N,
-             int64_t K) {
+void gemmF32(const GemmStep *steps, int nsteps, float *D, int64_t M, int64_t N, int64_t K) {
   int64_t i = 0;
   for (; i + 6 <= M; i += 6)
-    rowBlock<6>(A + i * lda, lda, B, D + i * N, N, K);
-  const float *a = A + i * lda;
+    rowBlock<6>(steps, nsteps, i, D + i * N, N, K);
   float *d = D + i * N;
   switch (M - i) {
   case 5:
-    rowBlock<5>(a, lda, B, d, N, K);
+    rowBlock<5>(steps, nsteps, i, d, N, K);
     break;
   case 4:
-    rowBlock<4>(a, lda, B, d, N, K);
+    rowBlock<4>(steps, nsteps, i, d, N, K);
     break;
   case 3:
-    rowBlock<3>(a, lda, B, d, N, K);
+    rowBlock<3>(steps, nsteps, i, d, N, K);
     break;
   case 2:
-    rowBlock<2>(a, lda, B, d, N, K);
+    rowBlock<2>(steps, nsteps, i, d, N, K);
     break;
   case 1:
-    rowBlock<1>(a, lda, B, d, N, K);
+    rowBlock<1>(steps, nsteps, i, d, N, K);
     break;
   default:
     break;
@@ -130,10 +133,11 @@ void gemmF32(const float *A, int64_t lda, const float *B, float *D, int64_t M, i
   // The last N % 8 columns (a tile narrower than 8, or an odd width), in order over K too.
   for (int64_t r = 0; r < M; ++r)
     for (int64_t jj = j; jj < N; ++jj) {
-      float s = D[r * N + jj];
-      for (int64_t k = 0; k < K; ++k)
-        s = std::fma(A[r * lda + k], B[k * N + jj], s);
-      D[r * N + jj] = s;
+      float acc = D[r * N + jj];
+      for (int s = 0; s < nsteps; ++s)
+        for (int64_t k = 0; k < K; ++k)
+          acc = std::fma(steps[s].A[r * steps[s].lda + k], steps[s].B[k * N + jj], acc);
+      D[r * N + jj] = acc;
     }
 }
 #endif
@@ -142,10 +146,16 @@ void gemmF32(const float *A, int64_t lda, const float *B, float *D, int64_t M, i
 
 void gemmAcc(const float *A, int64_t lda, const float *B, float *D, int64_t M, int64_t N,
              int64_t K) {
+  const GemmStep step{A, lda, B};
+  gemmAccSteps(&step, 1, D, M, N, K);
+}
+
+void gemmAccSteps(const GemmStep *steps, int nsteps, float *D, int64_t M, int64_t N, int64_t K) {
 #ifdef TT_GEMM_AVX2
-  gemmF32(A, lda, B, D, M, N, K);
+  gemmF32(steps, nsteps, D, M, N, K);
 #else
-  gemmGeneric(A, lda, B, D, M, N, K);
+  for (int s = 0; s < nsteps; ++s)
+    gemmGeneric(steps[s].A, steps[s].lda, steps[s].B, D, M, N, K);
 #endif
 }
 

@@ -17,7 +17,9 @@ void TileMemo::reset(uint64_t launch, const std::vector<int64_t> &tileBytes) {
   for (size_t id = 0; id < tileBytes.size(); ++id) {
     Table &t = tables_[id];
     const int64_t bytes = (tileBytes[id] + 63) & ~int64_t(63);
-    const int slots = bytes > 0 ? static_cast<int>(std::min<int64_t>(kMaxSlots, share / bytes)) : 0;
+    int slots = bytes > 0 ? static_cast<int>(std::min<int64_t>(kMaxSlots, share / bytes)) : 0;
+    if (slots < 2) // a deferred dot (forward.cpp) keeps a slot while the next load fills another
+      slots = 0;
     if (t.bytes != bytes || t.slots != slots) { // storage sized for this program's tiles
       t.bytes = bytes;
       t.slots = slots;

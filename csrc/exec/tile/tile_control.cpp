@@ -107,7 +107,9 @@ void emitFor(Compiler &c, const Operation &op) {
   std::vector<Value *> inits(op.operands.begin() + 3, op.operands.end());
   a->init = makeCopies(c, inits, blockArgs(body, 1));
   c.compileBlock(body, a->body);
+  c.emitLoopEntry(op);
   c.emit(forK, op).aux = a;
+  c.emitLoopExit(op);
 }
 
 // ---- loop ----
