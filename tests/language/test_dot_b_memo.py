@@ -168,6 +168,24 @@ def _reads_acc_in_loop(A, B, C, T, N, K, BM: tl.constexpr, BN: tl.constexpr, BK:
     tl.store(T + pid_m * tl.num_programs(1) + pid_n, tot)
 
 
+@triton.jit
+def _revisits_the_oldest(A, B, C, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    # Program 0 loads B's tiles 0..7, which fill the memo's 8 slots of 64 KiB; program 1 loads
+    # tile 0 (a hit on the oldest slot, which its deferred dot keeps for the next GEMM) and then
+    # tiles 8, 9, 10, whose copies must not evict it.
+    pid = tl.program_id(0)
+    rm = pid * BM + tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for s in range(0, 8 - 4 * pid):
+        t = tl.where(pid == 0 or s == 0, s, s + 7)
+        a = tl.load(A + rm[:, None] * K + (t * BK + rk)[None, :])
+        b = tl.load(B + (t * BK + rk)[:, None] * N + rn[None, :])
+        acc = tl.dot(a, b, acc, input_precision="ieee")
+    tl.store(C + rm[:, None] * BN + rn[None, :], acc)
+
+
 @pytest.fixture
 def notes(monkeypatch, request):
     """The executor programs' plan notes of the kernels prepared during the test (CPU only)."""
@@ -317,6 +335,23 @@ def test_an_accumulator_read_in_the_loop_is_not_deferred(notes, rng):
         ref += part.reshape(m // 32, 32, n // 32, 32).sum(axis=(1, 3))
     assert_close(t.reshape(m // 32, n // 32), ref, rtol=1e-4, atol=1e-2)
     assert all(count == 0 for count in _deferred_dots(notes)), notes
+
+
+def test_a_waiting_steps_slot_is_not_evicted(monkeypatch, rng):
+    monkeypatch.setenv("TRITON_TILE_NUM_THREADS", "1")  # program 0, then program 1
+    bm, bk, bn, n = 16, 128, 128, 256  # B's tiles of 64 KiB, narrower than B
+    k = 11 * bk
+    a = numpy_random((2 * bm, k), "float32", rng)
+    b = numpy_random((k, n), "float32", rng)
+    c = poisoned((2 * bm, bn), "float32")
+    _revisits_the_oldest[(2,)](a, b, c, n, k, BM=bm, BN=bn, BK=bk)
+    ref = np.zeros((2 * bm, bn))
+    for pid, tiles in ((0, range(8)), (1, (0, 8, 9, 10))):
+        for t in tiles:
+            cols = slice(t * bk, (t + 1) * bk)
+            ref[pid * bm:(pid + 1) * bm] += to_f64(a[pid * bm:(pid + 1) * bm, cols]) @ to_f64(
+                b[cols, :bn])
+    assert_close(c, ref, rtol=1e-5, atol=1e-3)
 
 
 def test_block_pointers_and_the_tutorial_use_the_memo(notes, rng):

@@ -18,7 +18,7 @@ void TileMemo::reset(uint64_t launch, const std::vector<int64_t> &tileBytes) {
     Table &t = tables_[id];
     const int64_t bytes = (tileBytes[id] + 63) & ~int64_t(63);
     int slots = bytes > 0 ? static_cast<int>(std::min<int64_t>(kMaxSlots, share / bytes)) : 0;
-    if (slots < 2) // a deferred dot (forward.cpp) keeps a slot while the next load fills another
+    if (slots <= kRecent) // the recent slots are kept: room for one more at least
       slots = 0;
     if (t.bytes != bytes || t.slots != slots) { // storage sized for this program's tiles
       t.bytes = bytes;
@@ -31,6 +31,7 @@ void TileMemo::reset(uint64_t launch, const std::vector<int64_t> &tileBytes) {
     }
     std::fill(t.addr.begin(), t.addr.end(), 0); // 0: an empty slot (no tile starts at 0)
     t.next = t.hint = 0;
+    std::fill(t.recent, t.recent + kRecent, -1);
   }
 }
 
@@ -52,7 +53,9 @@ char *TileMemo::insert(int id, uint64_t addr, int64_t pitch) {
   Table &t = tables_[static_cast<size_t>(id)];
   if (!t.slots || addr == 0)
     return nullptr;
-  const int s = t.next;
+  int s = t.next; // the oldest slot that none of the last fetches returned
+  while (std::find(t.recent, t.recent + kRecent, s) != t.recent + kRecent)
+    s = s + 1 == t.slots ? 0 : s + 1;
   t.next = s + 1 == t.slots ? 0 : s + 1;
   t.hint = t.next;
   t.addr[static_cast<size_t>(s)] = addr;
@@ -63,12 +66,18 @@ char *TileMemo::insert(int id, uint64_t addr, int64_t pitch) {
 const char *TileMemo::fetch(int id, const char *first, int64_t rows, int64_t rowBytes,
                             int64_t pitch) {
   const uint64_t addr = reinterpret_cast<uint64_t>(first);
-  if (const char *hit = find(id, addr, pitch))
-    return hit;
-  char *slot = insert(id, addr, pitch);
-  if (slot)
+  const char *slot = find(id, addr, pitch);
+  if (!slot) {
+    char *fresh = insert(id, addr, pitch);
+    if (!fresh)
+      return nullptr;
     for (int64_t r = 0; r < rows; ++r)
-      copyBytes(slot + r * rowBytes, first + r * pitch, static_cast<size_t>(rowBytes));
+      copyBytes(fresh + r * rowBytes, first + r * pitch, static_cast<size_t>(rowBytes));
+    slot = fresh;
+  }
+  Table &t = tables_[static_cast<size_t>(id)];
+  t.recent[t.lastRecent] = static_cast<int>((slot - t.data) / t.bytes);
+  t.lastRecent = t.lastRecent + 1 == kRecent ? 0 : t.lastRecent + 1;
   return slot;
 }
 

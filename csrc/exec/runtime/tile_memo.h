@@ -28,6 +28,9 @@ class TileMemo {
 public:
   static constexpr int64_t kBudget = 512 * 1024; // bytes per thread, over all memo loads
   static constexpr int kMaxSlots = 64;
+  // The slots the last kRecent fetches of a table returned are never evicted: a deferred dot
+  // (dot.cpp) reads the B of its waiting steps at its next GEMM. A table has more slots or none.
+  static constexpr int kRecent = 3;
 
   // Empties the memo for `launch` with one table per memo load of `tileBytes[id]` bytes; a
   // second call for the same launch keeps the slots.
@@ -45,6 +48,7 @@ private:
   struct Table {
     int64_t bytes = 0; // per slot
     int slots = 0, next = 0, hint = 0;
+    int recent[kRecent] = {}, lastRecent = 0; // the slots the last fetches returned (reset)
     std::vector<uint64_t> addr;
     std::vector<int64_t> pitch;
     std::unique_ptr<char[]> raw; // slot storage, 64-byte aligned within
