@@ -12,7 +12,7 @@
 // Tile IR's mmaf takes tf32 operands already rounded by ftof (f32 storage) and runs as ieee.
 // maxNumImpreciseAcc is ignored (accumulation is always full f32). The float products are
 // gemm.cpp's; conversions go to scratch registers allocated at prepare time. A deferred dot
-// (forward.cpp) runs two K steps as one GEMM; each element still takes its products in order.
+// (forward.cpp) runs kChain K steps as one GEMM; each element still takes its products in order.
 #include <algorithm>
 #include <cstring>
 
@@ -37,9 +37,9 @@ struct DotAux : Aux {
   uint32_t pending = 0; // a deferred dot's Pending (forward.cpp, "deferred")
 };
 
-// A deferred dot's step that waits for the next one: its A rows and B tile stay where they are
-// (in the matrix, in a memo slot) until the next step's GEMM takes both, or the flush after
-// the loop takes it alone.
+// A deferred dot's steps that wait for the next ones: their A rows and B tiles stay where they
+// are (in the matrix, in memo slots) until the kChain-th step's GEMM takes them all, or the
+// flush after the loop takes those left.
 // K steps per GEMM: 4 ran 1-4% faster than 2 on every matmul form (benchmarks/matmul_forms.py,
 // 2-core Zen 4, best of four interleaved runs). The memo never evicts a slot one of its last
 // kRecent fetches returned, so the kChain - 1 steps that wait keep their B.
@@ -202,9 +202,9 @@ void dotFloatK(const Inst &I, Frame &F) {
   }
 }
 
-// tt.dot / mmaf deferred (2-D f32, ieee, accumulating in place): runs the GEMM every second K
-// step, as one GEMM over both; a step whose A or B had to be copied into its register (a masked
-// edge tile) runs at once, with a waiting step before it.
+// tt.dot / mmaf deferred (2-D f32, ieee, accumulating in place): runs the GEMM every kChain K
+// steps, as one GEMM over them; a step whose A or B had to be copied into its register (a masked
+// edge tile) runs at once, with the steps waiting before it.
 void dotDeferK(const Inst &I, Frame &F) {
   const DotAux &x = *static_cast<const DotAux *>(I.aux);
   Pending &p = *F.at<Pending>(x.pending);
