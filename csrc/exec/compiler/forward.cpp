@@ -190,6 +190,7 @@ void Compiler::chooseForwarded(const std::vector<const Operation *> &order,
       if (memo) {
         infos_[root].memo = static_cast<int>(pd_.memoTileBytes.size());
         pd_.memoTileBytes.push_back(infos_[root].numel * dtypeSize(infos_[root].dt));
+        pd_.memoHeld.push_back(false);
       }
       ++forwarded;
       toDots += rows;
@@ -233,8 +234,19 @@ void Compiler::chooseForwarded(const std::vector<const Operation *> &order,
           ok &= p != loop || user == loop; // read after the loop, or as its init
       }
     }
+    // A continue or break inside an if of the loop copies its operands into the loop's
+    // registers, the accumulator among them, while steps wait (hand-written Tile IR has them).
+    for (const Operation *o : order) {
+      const Operation *owner = o->parentBlock() ? o->parentBlock()->parentOp() : nullptr;
+      if (!ok || !(o->is("cuda_tile.continue") || o->is("cuda_tile.break")) || !owner ||
+          !isIf(*owner))
+        continue;
+      for (const Operation *p = owner; p && ok; p = p->parentOp())
+        ok &= p != loop;
+    }
     if (ok) {
       deferred_[u] = loop;
+      pd_.memoHeld[static_cast<size_t>(bi.memo)] = true;
       ++deferred;
     }
   }

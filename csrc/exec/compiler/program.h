@@ -211,6 +211,7 @@ struct ProgramData {
   size_t numInsts = 0;
   std::string notes; // preparation decisions worth knowing when tuning (compact pointer tiles)
   std::vector<int64_t> memoTileBytes; // by memo id: the tile bytes of a memo load (forward.cpp)
+  std::vector<bool> memoHeld;         // by memo id: a deferred dot keeps slots of it (tile_memo.h)
 };
 
 class TTIRProgram {

@@ -7,7 +7,8 @@
 
 namespace tt::exec {
 
-void TileMemo::reset(uint64_t launch, const std::vector<int64_t> &tileBytes) {
+void TileMemo::reset(uint64_t launch, const std::vector<int64_t> &tileBytes,
+                     const std::vector<bool> &held) {
   if (launch == launch_)
     return;
   launch_ = launch;
@@ -18,7 +19,7 @@ void TileMemo::reset(uint64_t launch, const std::vector<int64_t> &tileBytes) {
     Table &t = tables_[id];
     const int64_t bytes = (tileBytes[id] + 63) & ~int64_t(63);
     int slots = bytes > 0 ? static_cast<int>(std::min<int64_t>(kMaxSlots, share / bytes)) : 0;
-    if (slots <= kRecent) // the recent slots are kept: room for one more at least
+    if (held[id] && slots <= kRecent) // the recent slots are kept: room for one more at least
       slots = 0;
     if (t.bytes != bytes || t.slots != slots) { // storage sized for this program's tiles
       t.bytes = bytes;
@@ -54,7 +55,7 @@ char *TileMemo::insert(int id, uint64_t addr, int64_t pitch) {
   if (!t.slots || addr == 0)
     return nullptr;
   int s = t.next; // the oldest slot that none of the last fetches returned
-  while (std::find(t.recent, t.recent + kRecent, s) != t.recent + kRecent)
+  while (t.slots > kRecent && std::find(t.recent, t.recent + kRecent, s) != t.recent + kRecent)
     s = s + 1 == t.slots ? 0 : s + 1;
   t.next = s + 1 == t.slots ? 0 : s + 1;
   t.hint = t.next;

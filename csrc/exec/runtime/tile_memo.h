@@ -29,12 +29,13 @@ public:
   static constexpr int64_t kBudget = 512 * 1024; // bytes per thread, over all memo loads
   static constexpr int kMaxSlots = 64;
   // The slots the last kRecent fetches of a table returned are never evicted: a deferred dot
-  // (dot.cpp) reads the B of its waiting steps at its next GEMM. A table has more slots or none.
+  // (dot.cpp) reads the B of its waiting steps at its next GEMM.
   static constexpr int kRecent = 3;
 
   // Empties the memo for `launch` with one table per memo load of `tileBytes[id]` bytes; a
-  // second call for the same launch keeps the slots.
-  void reset(uint64_t launch, const std::vector<int64_t> &tileBytes);
+  // second call for the same launch keeps the slots. A table a deferred dot holds slots of
+  // (`held[id]`) gets more than kRecent slots or none.
+  void reset(uint64_t launch, const std::vector<int64_t> &tileBytes, const std::vector<bool> &held);
   // The tile of `rows` rows of `rowBytes` bytes whose first row is at `first`, each `pitch`
   // bytes after the one before, as `rows * rowBytes` dense bytes: a slot filled by an earlier
   // load of the same rows, else one filled now (the oldest slot evicted). Null when memo load
