@@ -40,7 +40,8 @@
 // 5-7% faster. The class must be read only by the dot (as its accumulator), by the loop's yield
 // into a loop result of the same class, and after the loop or as its init: a flush after the
 // loop runs the steps left over. (A class read elsewhere in the loop is not the dot's: the dot
-// then copies its accumulator.)
+// then copies its accumulator.) No continue or break may sit inside an if of the loop: it would
+// copy into the accumulator while steps wait.
 #include <string>
 #include <unordered_set>
 
