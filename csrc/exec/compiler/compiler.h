@@ -177,7 +177,8 @@ public:
     return it == deferred_.end() ? nullptr : it->second;
   }
   // Instructions that run right before and right after `loop` (a deferred dot's reset and
-  // flush); the loop's emitter emits them around its own instruction (emitAroundLoop).
+  // flush); the loop's emitter emits them around its own instruction (emitLoopEntry,
+  // emitLoopExit).
   void aroundLoop(const Operation *loop, Inst before, Inst after) {
     loopEntry_[loop].push_back(before);
     loopExit_[loop].push_back(after);

@@ -179,8 +179,8 @@ void Compiler::chooseForwarded(const std::vector<const Operation *> &order,
       }
     }
     ok &= rows + memo + elementwise <= 1 && !(ifs && (rows || memo));
+    const int64_t bytes = infos_[root].numel * dtypeSize(infos_[root].dt);
     if (memo) {
-      const int64_t bytes = infos_[root].numel * dtypeSize(infos_[root].dt);
       ok &= bytes <= kMaxMemoTile;
       for (const Operation *load : kv.second)
         ok &= ok && firstAccess(load);
@@ -189,9 +189,8 @@ void Compiler::chooseForwarded(const std::vector<const Operation *> &order,
       infos_[root].fwd = true;
       infos_[root].fwdRows = rows;
       if (memo) {
-        infos_[root].memo = static_cast<int>(pd_.memoTileBytes.size());
-        pd_.memoTileBytes.push_back(infos_[root].numel * dtypeSize(infos_[root].dt));
-        pd_.memoHeld.push_back(false);
+        infos_[root].memo = static_cast<int>(pd_.memoLoads.size());
+        pd_.memoLoads.push_back({bytes, false});
       }
       ++forwarded;
       toDots += rows;
@@ -247,7 +246,7 @@ void Compiler::chooseForwarded(const std::vector<const Operation *> &order,
     }
     if (ok) {
       deferred_[u] = loop;
-      pd_.memoHeld[static_cast<size_t>(bi.memo)] = true;
+      pd_.memoLoads[static_cast<size_t>(bi.memo)].held = true;
       ++deferred;
     }
   }

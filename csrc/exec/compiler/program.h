@@ -40,14 +40,13 @@
 #include <vector>
 
 #include "exec/compiler/dtype.h"
+#include "exec/runtime/tile_memo.h"
 
 namespace tt {
 class Module;
 } // namespace tt
 
 namespace tt::exec {
-
-class TileMemo; // runtime/tile_memo.h
 
 // A launch argument: a pointer into an array (the array's whole extent, for bounds checks),
 // an integer (two's complement, truncated to the argument's width) or a float (converted to
@@ -210,8 +209,7 @@ struct ProgramData {
   bool check = false; // the Tile IR checker is on
   size_t numInsts = 0;
   std::string notes; // preparation decisions worth knowing when tuning (compact pointer tiles)
-  std::vector<int64_t> memoTileBytes; // by memo id: the tile bytes of a memo load (forward.cpp)
-  std::vector<bool> memoHeld;         // by memo id: a deferred dot keeps slots of it (tile_memo.h)
+  std::vector<TileMemo::Spec> memoLoads; // by memo id: the memo loads' tables (forward.cpp)
 };
 
 class TTIRProgram {

@@ -5,11 +5,11 @@
 // one 16-wide row of B. A dot's tiles are small (64x64x32 is typical) and B is a dense tile (a
 // register, a slot of the thread's tile memo (runtime/tile_memo.h), or whole rows of a matrix
 // read in place), so its rows are already the packed panel a BLAS would build, and the whole
-// problem sits in L1/L2: no packing is needed. A
-// is read one element at a time, so its rows may be anywhere (lda): a load forwarded to the dot
-// leaves them in the matrix. Eigen's GEMM packs both operands on every call; with it the CPU matmul
-// ran 4-13% slower on the Tile path (benchmarks/RESULTS.md, "2026-11-26, evening: CPU matmul with
-// our own GEMM kernel"). Each element of D accumulates its K products in order with FMA.
+// problem sits in L1/L2: no packing is needed. A is read one element at a time, so its rows may
+// be anywhere (lda): a load forwarded to the dot leaves them in the matrix. Eigen's GEMM packs
+// both operands on every call; with it the CPU matmul ran 4-13% slower on the Tile path
+// (benchmarks/RESULTS.md, "2026-11-26, evening: CPU matmul with our own GEMM kernel"). Each
+// element of D accumulates its K products in order with FMA.
 //
 // Elsewhere (f64, or a build without AVX2) Eigen when the build has it, else a blocked loop.
 #include "exec/kernels/gemm.h"

@@ -177,7 +177,7 @@ void runProgram(const ProgramData &pd, std::array<int64_t, 3> grid,
       ar.tag = tag;
     }
     thread_local TileMemo memo;
-    memo.reset(tag, pd.memoTileBytes, pd.memoHeld);
+    memo.reset(tag, pd.memoLoads);
     Frame F;
     F.R = ar.data;
     F.launch = &L;

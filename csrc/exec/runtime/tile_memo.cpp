@@ -7,19 +7,18 @@
 
 namespace tt::exec {
 
-void TileMemo::reset(uint64_t launch, const std::vector<int64_t> &tileBytes,
-                     const std::vector<bool> &held) {
+void TileMemo::reset(uint64_t launch, const std::vector<Spec> &loads) {
   if (launch == launch_)
     return;
   launch_ = launch;
-  if (tables_.size() < tileBytes.size()) // a kernel without memo loads keeps the storage
-    tables_.resize(tileBytes.size());
-  const int64_t share = tileBytes.empty() ? 0 : kBudget / static_cast<int64_t>(tileBytes.size());
-  for (size_t id = 0; id < tileBytes.size(); ++id) {
+  if (tables_.size() < loads.size()) // a kernel without memo loads keeps the storage
+    tables_.resize(loads.size());
+  const int64_t share = loads.empty() ? 0 : kBudget / static_cast<int64_t>(loads.size());
+  for (size_t id = 0; id < loads.size(); ++id) {
     Table &t = tables_[id];
-    const int64_t bytes = (tileBytes[id] + 63) & ~int64_t(63);
+    const int64_t bytes = (loads[id].tileBytes + 63) & ~int64_t(63);
     int slots = bytes > 0 ? static_cast<int>(std::min<int64_t>(kMaxSlots, share / bytes)) : 0;
-    if (held[id] && slots <= kRecent) // the recent slots are kept: room for one more at least
+    if (loads[id].held && slots <= kRecent) // the recent slots are kept: room for one more at least
       slots = 0;
     if (t.bytes != bytes || t.slots != slots) { // storage sized for this program's tiles
       t.bytes = bytes;

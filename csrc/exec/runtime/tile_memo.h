@@ -32,14 +32,20 @@ public:
   // (dot.cpp) reads the B of its waiting steps at its next GEMM.
   static constexpr int kRecent = 3;
 
-  // Empties the memo for `launch` with one table per memo load of `tileBytes[id]` bytes; a
-  // second call for the same launch keeps the slots. A table a deferred dot holds slots of
-  // (`held[id]`) gets more than kRecent slots or none.
-  void reset(uint64_t launch, const std::vector<int64_t> &tileBytes, const std::vector<bool> &held);
+  // A memo load's table: the bytes of its tile, and whether a deferred dot holds slots of it
+  // (such a table gets more than kRecent slots or none).
+  struct Spec {
+    int64_t tileBytes;
+    bool held;
+  };
+  // Empties the memo for `launch` with one table per memo load (by memo id); a second call for
+  // the same launch keeps the slots.
+  void reset(uint64_t launch, const std::vector<Spec> &loads);
   // The tile of `rows` rows of `rowBytes` bytes whose first row is at `first`, each `pitch`
   // bytes after the one before, as `rows * rowBytes` dense bytes: a slot filled by an earlier
-  // load of the same rows, else one filled now (the oldest slot evicted). Null when memo load
-  // `id` has no slots (its tiles are too large for the budget).
+  // load of the same rows, else one filled now (evicting the oldest slot that none of the last
+  // kRecent fetches returned). Null when memo load `id` has no slots (its tiles are too large
+  // for the budget).
   const char *fetch(int id, const char *first, int64_t rows, int64_t rowBytes, int64_t pitch);
 
 private:
