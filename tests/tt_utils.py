@@ -339,3 +339,32 @@ class DLPackOnly:
 
     def __dlpack_device__(self):
         return self._arr.__dlpack_device__()
+
+
+def capture_plan_notes(request, monkeypatch, kernels):
+    """The CPU executors' plan notes (`program.notes`) of every program prepared from here to the
+    end of the test, as a list the test reads after its launches; `kernels` (jitted functions)
+    drop their caches so that they prepare again. Skips on a GPU run (--device)."""
+    if request.config.getoption("--device", "cpu") != "cpu":
+        pytest.skip("the plan notes are the CPU executors'")
+    from triton_tile.backends import cpu as cpu_backend
+
+    seen = []
+    prepare, prepare_tile = cpu_backend.prepare, cpu_backend.prepare_tile
+    for kernel in kernels:
+        kernel.cache.clear()
+
+    def ttir(module, name):
+        program = prepare(module, name)
+        seen.append(program.notes)
+        return program
+
+    def tile(module, name):
+        program, why = prepare_tile(module, name)
+        if program is not None:
+            seen.append(program.notes)
+        return program, why
+
+    monkeypatch.setattr(cpu_backend, "prepare", ttir)
+    monkeypatch.setattr(cpu_backend, "prepare_tile", tile)
+    return seen

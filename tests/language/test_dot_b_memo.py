@@ -14,10 +14,17 @@ import re
 
 import numpy as np
 import pytest
-from tt_utils import assert_close, no_tf32_ties, numpy_random, poisoned, tf32_round, to_f64
+from tt_utils import (
+    assert_close,
+    capture_plan_notes,
+    no_tf32_ties,
+    numpy_random,
+    poisoned,
+    tf32_round,
+    to_f64,
+)
 
 import triton_tile as triton
-import triton_tile.backends.cpu as cpu_backend
 import triton_tile.language as tl
 
 
@@ -189,47 +196,29 @@ def _revisits_the_oldest(A, B, C, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: 
 @pytest.fixture
 def notes(monkeypatch, request):
     """The executor programs' plan notes of the kernels prepared during the test (CPU only)."""
-    if request.config.getoption("--device", "cpu") != "cpu":
-        pytest.skip("the plan notes are the CPU executors'")
-    seen = []
-    prepare, prepare_tile = cpu_backend.prepare, cpu_backend.prepare_tile
-    # Prepared afresh, so that their notes are seen.
-    for kernel in (_matmul, _block_ptr_matmul, _alternating_pitch, _two_dots, _guarded,
-                   _writes_b_first, _reads_acc_in_loop):
-        kernel.cache.clear()
+    return capture_plan_notes(request, monkeypatch,
+                              (_matmul, _block_ptr_matmul, _alternating_pitch, _two_dots, _guarded,
+                               _writes_b_first, _reads_acc_in_loop))
 
-    def ttir(module, name):
-        program = prepare(module, name)
-        seen.append(program.notes)
-        return program
 
-    def tile(module, name):
-        program, why = prepare_tile(module, name)
-        if program is not None:
-            seen.append(program.notes)
-        return program, why
-
-    monkeypatch.setattr(cpu_backend, "prepare", ttir)
-    monkeypatch.setattr(cpu_backend, "prepare_tile", tile)
-    return seen
+def _note_counts(seen, pattern):
+    """The number `pattern` captures in each prepared program's notes (forward.cpp's), 0 where
+    the note is absent."""
+    counts = []
+    for text in seen:
+        found = re.search(pattern, text)
+        counts.append(int(found.group(1)) if found else 0)
+    return counts
 
 
 def _deferred_dots(seen):
-    """How many dots each prepared program defers (forward.cpp's note)."""
-    counts = []
-    for text in seen:
-        found = re.search(r"deferred dots: (\d+)", text)
-        counts.append(int(found.group(1)) if found else 0)
-    return counts
+    """How many dots each prepared program defers."""
+    return _note_counts(seen, r"deferred dots: (\d+)")
 
 
 def _memo_loads(seen):
-    """How many loads each prepared program reads through the tile memo (forward.cpp's note)."""
-    counts = []
-    for text in seen:
-        found = re.search(r"(\d+) as a dot's B through the tile memo", text)
-        counts.append(int(found.group(1)) if found else 0)
-    return counts
+    """How many loads each prepared program reads through the tile memo."""
+    return _note_counts(seen, r"(\d+) as a dot's B through the tile memo")
 
 
 def _run(m, n, k, *, ldb=None, b_row_step=1, dtype="float32", precision="ieee", bm=32, bn=32,

@@ -8,10 +8,17 @@ the tile, keeps the copy.
 
 import numpy as np
 import pytest
-from tt_utils import assert_close, no_tf32_ties, numpy_random, poisoned, tf32_round, to_f64
+from tt_utils import (
+    assert_close,
+    capture_plan_notes,
+    no_tf32_ties,
+    numpy_random,
+    poisoned,
+    tf32_round,
+    to_f64,
+)
 
 import triton_tile as triton
-import triton_tile.backends.cpu as cpu_backend
 import triton_tile.language as tl
 
 
@@ -89,27 +96,8 @@ def _other_reader(A, B, C, S, lda, BM: tl.constexpr, BN: tl.constexpr, BK: tl.co
 @pytest.fixture
 def notes(monkeypatch, request):
     """The executor programs' plan notes of the kernels prepared during the test (CPU only)."""
-    if request.config.getoption("--device", "cpu") != "cpu":
-        pytest.skip("the plan notes are the CPU executors'")
-    seen = []
-    prepare, prepare_tile = cpu_backend.prepare, cpu_backend.prepare_tile
-    for kernel in (_matmul, _block_ptr_matmul, _store_between, _other_reader):  # notes seen
-        kernel.cache.clear()
-
-    def ttir(module, name):
-        program = prepare(module, name)
-        seen.append(program.notes)
-        return program
-
-    def tile(module, name):
-        program, why = prepare_tile(module, name)
-        if program is not None:
-            seen.append(program.notes)
-        return program, why
-
-    monkeypatch.setattr(cpu_backend, "prepare", ttir)
-    monkeypatch.setattr(cpu_backend, "prepare_tile", tile)
-    return seen
+    return capture_plan_notes(request, monkeypatch,
+                              (_matmul, _block_ptr_matmul, _store_between, _other_reader))
 
 
 def _forwarded_as_a(seen):
