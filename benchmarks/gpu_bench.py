@@ -485,13 +485,15 @@ def dense_peak(device_name: str) -> Optional[float]:
     return next((v for k, v in DENSE_PEAK_TFLOPS.items() if k in device_name), None)
 
 
-def copy_bandwidth() -> float:
-    """GB/s of torch's device-to-device copy of 1 GiB (read + write), the memory-bound
-    limit a kernel can reach."""
+def copy_bandwidth(nbytes: int = 1 << 31) -> float:
+    """GB/s of torch's device-to-device copy moving `nbytes` (read + write; 1 GiB each way by
+    default), the memory-bound limit a kernel can reach. A kernel that moves 64 MB cannot
+    reach the 1 GiB copy's rate either (the launch and the last wave are a larger share), so
+    GB/s rows are also put against a copy of their own bytes."""
     import torch
     from triton.testing import do_bench
 
-    x = torch.randn(1 << 28, device="cuda")
+    x = torch.randn(max(1, nbytes // 8), device="cuda")
     y = torch.empty_like(x)
     ms = do_bench(lambda: y.copy_(x), warmup=25, rep=200, return_mode="median")
     return 2.0 * x.numel() * 4 / (ms * 1e-3) / 1e9
@@ -783,7 +785,8 @@ def main(args) -> int:
             # (fp8 runs at twice the fp16 dense rate on Hopper's tensor cores)
             limit = copy_gbs if c.unit == "GB/s" else peak and peak * (2 if "fp8" in c.name
                                                                          else 1)
-            vs_rows.append(_versus_row(c, r, limit))
+            same_size = copy_bandwidth(int(c.work)) if c.unit == "GB/s" else None
+            vs_rows.append(_versus_row(c, r, limit, same_size))
         print(f"  measured {c.name} {c.label}", file=sys.stderr, flush=True)
         del c, r
         torch.cuda.empty_cache()
@@ -813,17 +816,19 @@ def main(args) -> int:
               f"scaled_dot_product_attention, torch.softmax, layer_norm, torch.add); "
               f"ours/best = the other side's time over ours (above 1: ours is faster); limit = "
               f"device copy {copy_gbs:.0f} GB/s (torch, 1 GiB) for GB/s rows, dense fp16/bf16 "
-              f"peak {peak if peak else '-'} TFLOP/s for TFLOP/s rows (fp8 rows: twice that)")
+              f"peak {peak if peak else '-'} TFLOP/s for TFLOP/s rows (fp8 rows: twice that); "
+              f"same-size copy = torch's copy moving the row's bytes (GB/s rows)")
     if failures:
         print("wrong or failed: " + ", ".join(failures))
     return 1 if (args.check and failures) else 0
 
 
 VERSUS_HEADER = ["kernel", "size", "ours: best (config)", "ms", "stock Triton: best (config)",
-                 "ms", "torch", "ms", "ours/best", "% of limit"]
+                 "ms", "torch", "ms", "ours/best", "% of limit", "% of same-size copy"]
 
 
-def _versus_row(c: Case, r: dict, limit: Optional[float]) -> List[str]:
+def _versus_row(c: Case, r: dict, limit: Optional[float],
+                same_size: Optional[float] = None) -> List[str]:
     def cell(run):
         if run is None:
             return "-", "-"
@@ -833,9 +838,11 @@ def _versus_row(c: Case, r: dict, limit: Optional[float]) -> List[str]:
     others = [x["ms"] for x in (theirs, torch_run) if x is not None]
     ratio = f"{min(others) / mine['ms']:.2f}x" if mine and others else "-"
     share = f"{100 * mine['value'] / limit:.0f}%" if mine and limit else "-"
+    same = f"{100 * mine['value'] / same_size:.0f}% ({same_size:.0f} GB/s)" \
+        if mine and same_size else "-"
     torch_cell = ("-", "-") if torch_run is None else (f"{torch_run['value']:.1f} {c.unit}",
                                                        f"{torch_run['ms']:.3f}")
-    return [c.name, c.label, *cell(mine), *cell(theirs), *torch_cell, ratio, share]
+    return [c.name, c.label, *cell(mine), *cell(theirs), *torch_cell, ratio, share, same]
 
 
 def _print_table(header: List[str], rows: List[List[str]]) -> None:

@@ -268,6 +268,17 @@ def test_tf32_forms_through_the_memo(precision, rng):
         assert_close(c, to_f64(a) @ to_f64(b), rtol=1e-5, atol=1e-4)
 
 
+# Tiles of B of one block of the GEMM's 16 lanes and wider (64), and narrower ones (8, 4, 2), in
+# f32 and fp16: each width goes through the memo.
+@pytest.mark.parametrize("bn, dtype", [(64, "float32"), (8, "float32"), (4, "float32"),
+                                       (2, "float32"), (8, "float16")])
+def test_narrow_and_wide_tiles_of_b(bn, dtype, notes, rng):
+    a, b, c = _run(96, 3 * bn, 48, ldb=3 * bn + 5, bn=bn, dtype=dtype, rng=rng)
+    assert_close(c, to_f64(a) @ to_f64(b), rtol=1e-5, atol=1e-3)
+    counts = _memo_loads(notes)
+    assert counts and min(counts) == 1, notes
+
+
 def test_fp16_b_through_the_memo(rng):
     a, b, c = _run(96, 64, 48, dtype="float16", rng=rng)
     assert_close(c, to_f64(a) @ to_f64(b), rtol=1e-5, atol=1e-3)
