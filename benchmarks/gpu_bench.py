@@ -425,10 +425,13 @@ TUNE = {"vector add fp32": [{"BLOCK_SIZE": 2048}, {"BLOCK_SIZE": 4096, "num_warp
                                                         (64, 128, 32, 264, 4, 4),
                                                         (128, 128, 64, 264, 8, 3),
                                                         (64, 64, 32, 264, 4, 4))]}
-# Small GEMMs (512^3, 1024^3) also try BLOCK_K 64 at the small tiles, on both sides: half the K
-# steps for the latency-bound sizes, where the 128x128 default leaves most SMs idle.
-TUNE_SMALL = {"matmul fp16": [dict(BLOCK_M=m, BLOCK_N=n, BLOCK_K=64, num_warps=4, num_stages=st)
-                              for m, n, st in ((128, 64, 4), (64, 128, 4), (64, 64, 3))]}
+# Small GEMMs (512^3, 1024^3) also try BLOCK_K 64 and 128 at the small tiles, on both sides:
+# a half or a quarter of the K steps for the latency-bound sizes, where the 128x128 default
+# leaves most SMs idle.
+TUNE_SMALL = {"matmul fp16": [dict(BLOCK_M=m, BLOCK_N=n, BLOCK_K=k, num_warps=4, num_stages=st)
+                              for m, n, k, st in ((128, 64, 64, 4), (64, 128, 64, 4),
+                                                  (64, 64, 64, 3), (128, 64, 128, 3),
+                                                  (64, 128, 128, 3), (64, 64, 128, 3))]}
 SMALL_LABELS = ("512^3", "1024^3")
 
 

@@ -93,14 +93,19 @@ template <class Off> void compactAddptrK(const Inst &I, Frame &F) {
   if (a.baseMode == 1 && a.offBcast) { // ptrs += uniform step: move every row and exception
     const uint64_t delta = static_cast<uint64_t>(static_cast<int64_t>(off[0])) << a.shift;
     const int64_t *blim = reinterpret_cast<const int64_t *>(base + R);
-    for (int64_t r = 0; r < R; ++r)
-      starts[r] = base[r] + delta;
+    // (the loop's pointers advance by a step each iteration: branch-free loops over the rows,
+    // and the exception lanes only when a row has some)
+    int64_t minLim = L;
     for (int64_t r = 0; r < R; ++r) {
-      const int64_t lim = blim[r];
-      limits[r] = lim;
-      for (int64_t j = lim; j < L; ++j)
-        ex[r * L + j] = base[2 * R + r * L + j] + delta;
+      starts[r] = base[r] + delta;
+      minLim = blim[r] < minLim ? blim[r] : minLim;
     }
+    if (limits != blim)
+      std::copy(blim, blim + R, limits);
+    if (minLim < L)
+      for (int64_t r = 0; r < R; ++r)
+        for (int64_t j = limits[r]; j < L; ++j)
+          ex[r * L + j] = base[2 * R + r * L + j] + delta;
     return;
   }
   // A folded offset of lanes is the same row for every row: its first wrapped lane too.
@@ -333,39 +338,53 @@ inline void boxParts(const uint8_t *m, int mode, int64_t R, int64_t L, const uin
     lanes = nullptr;
 }
 
-// The whole tile in one check: no exception lane, and the span of all rows inside one array.
-inline bool tileClear(const Inst &I, const Frame &F, const uint64_t *starts, const int64_t *limits,
-                      int64_t R, int64_t L, int64_t S, int es) {
-  uint64_t lo = UINT64_MAX, hi = 0;
+// One pass over a tile's rows: whether they are evenly spaced (`pitch` bytes from each row to
+// the next; 0 apart: one row repeated; negative: bottom up), the span of their starts and the
+// smallest lane limit. Loads and stores run it at every K step of a matmul, so it is one
+// branch-free loop (vectorized) in the usual case of even rows.
+struct RowScan {
+  uint64_t lo, hi; // the lowest and highest row start
+  int64_t minLim;  // the smallest lane limit (L: no exception lane)
+  int64_t pitch;
+  bool even;
+};
+inline RowScan scanRows(const uint64_t *starts, const int64_t *limits, int64_t R, int64_t L) {
+  RowScan s;
+  s.pitch = R > 1 ? static_cast<int64_t>(starts[1] - starts[0]) : 0;
+  uint64_t off = 0; // any bit set: some row is not where even spacing puts it
   int64_t minLim = L;
   for (int64_t r = 0; r < R; ++r) {
-    lo = starts[r] < lo ? starts[r] : lo;
-    hi = starts[r] > hi ? starts[r] : hi;
+    off |= starts[r] ^ (starts[0] + static_cast<uint64_t>(r) * static_cast<uint64_t>(s.pitch));
     minLim = limits[r] < minLim ? limits[r] : minLim;
   }
-  if (minLim < L)
+  s.minLim = minLim;
+  s.even = off == 0;
+  if (s.even) {
+    s.lo = std::min(starts[0], starts[R - 1]);
+    s.hi = std::max(starts[0], starts[R - 1]);
+  } else {
+    s.lo = UINT64_MAX;
+    s.hi = 0;
+    for (int64_t r = 0; r < R; ++r) {
+      s.lo = starts[r] < s.lo ? starts[r] : s.lo;
+      s.hi = starts[r] > s.hi ? starts[r] : s.hi;
+    }
+  }
+  return s;
+}
+
+// The whole tile in one check: no exception lane, and the span of all rows inside one array.
+inline bool tileClear(const Inst &I, const Frame &F, const RowScan &s, int64_t L, int64_t S,
+                      int es) {
+  if (s.minLim < L)
     return false;
+  uint64_t lo = s.lo, hi = s.hi;
   const int64_t span = (L - 1) * S; // lanes reach [start + min(0, span), start + max(0, span)]
   if (span >= 0)
     hi += static_cast<uint64_t>(span);
   else
     lo -= static_cast<uint64_t>(-span);
   return hi >= lo && inBoundsI(I, *F.launch, lo, hi - lo + es);
-}
-
-// True when each row starts rowBytes after the one before (rowBytes = L * es: one block).
-inline bool rowsContiguous(const uint64_t *starts, int64_t R, int64_t rowBytes) {
-  for (int64_t r = 1; r < R; ++r)
-    if (starts[r] != starts[0] + static_cast<uint64_t>(r * rowBytes))
-      return false;
-  return true;
-}
-
-// Whether the rows are evenly spaced by a whole number of elements (0 apart: one row repeated;
-// negative: bottom up), and the bytes from each row to the next.
-inline bool evenRows(const uint64_t *starts, int64_t R, int es, int64_t &pitch) {
-  pitch = R > 1 ? static_cast<int64_t>(starts[1] - starts[0]) : 0;
-  return pitch % es == 0 && rowsContiguous(starts, R, pitch);
 }
 
 template <int ES> void compactLoadK(const Inst &I, Frame &F) {
@@ -463,20 +482,22 @@ template <int ES> void compactLoadK(const Inst &I, Frame &F) {
     }
     m = nullptr;
   }
-  if ((!m || countActive(m, n) == n) && tileClear(I, F, starts, limits, R, L, S, ES)) {
-    if (a.forward && S == ES && rowsContiguous(starts, R, L * ES)) {
+  const RowScan rs = scanRows(starts, limits, R, L);
+  if ((!m || countActive(m, n) == n) && tileClear(I, F, rs, L, S, ES)) {
+    // Rows a whole number of elements apart; (R == 1: one row, pitch 0)
+    const bool evenRows = S == ES && rs.even && rs.pitch % ES == 0;
+    if (a.forward && evenRows && (R == 1 || rs.pitch == L * ES)) { // one block of memory
       F.fwdSlot(I.out) = reinterpret_cast<const char *>(starts[0]);
       return;
     }
-    int64_t pitch;
-    if (a.forwardRows && S == ES && evenRows(starts, R, ES, pitch)) { // a dot's A, in place
+    if (a.forwardRows && evenRows) { // a dot's A, in place
       F.fwdSlot(I.out) = reinterpret_cast<const char *>(starts[0]);
-      F.fwdRowBytes(I.out) = pitch;
+      F.fwdRowBytes(I.out) = rs.pitch;
       return;
     }
-    if (a.memo >= 0 && S == ES && evenRows(starts, R, ES, pitch)) { // a dot's B, memoized
-      if (const char *slot =
-              F.memo->fetch(a.memo, reinterpret_cast<const char *>(starts[0]), R, L * ES, pitch)) {
+    if (a.memo >= 0 && evenRows) { // a dot's B, memoized
+      if (const char *slot = F.memo->fetch(a.memo, reinterpret_cast<const char *>(starts[0]), R,
+                                           L * ES, rs.pitch)) {
         F.fwdSlot(I.out) = slot;
         return;
       }
@@ -583,7 +604,7 @@ template <int ES> void compactStoreK(const Inst &I, Frame &F) {
   }
   const int64_t n = I.n;
   bool all = !m || countActive(m, n) == n;
-  if (!(all && tileClear(I, F, starts, limits, R, L, S, ES))) {
+  if (!(all && tileClear(I, F, scanRows(starts, limits, R, L), L, S, ES))) {
     // Check every row first: nothing is written when any lane is out of bounds.
     for (int64_t r = 0; r < R; ++r) {
       const uint8_t *mr = m ? m + r * L : nullptr;
