@@ -247,8 +247,10 @@ def attention(t: Tensors, z: int, h: int, n_ctx: int, d: int) -> Case:
     return Case("attention fwd fp16", f"B{z} H{h} L{n_ctx} D{d}",
                 example("fused_attention").attn_fwd_kernel, (tt.cdiv(n_ctx, bm), z * h, 1),
                 [q, k, v, scale, m, o, *st, *st, *st, *st, h, n_ctx],
-                {"HEAD_DIM": d, "BLOCK_M": bm, "BLOCK_N": bn, "CAUSAL": False, "num_warps": 8,
-                 "num_stages": 3}, [o, m], check, 1e-2, 4.0 * z * h * n_ctx * n_ctx * d,
+                # EVEN: whole blocks, for every BLOCK_M up to 128 (TUNE's)
+                {"HEAD_DIM": d, "BLOCK_M": bm, "BLOCK_N": bn, "CAUSAL": False,
+                 "EVEN": n_ctx % 128 == 0, "num_warps": 8, "num_stages": 3}, [o, m], check, 1e-2,
+                4.0 * z * h * n_ctx * n_ctx * d,
                 "TFLOP/s", lambda meta: (tt.cdiv(n_ctx, meta["BLOCK_M"]), z * h, 1),
                 lambda: _torch().nn.functional.scaled_dot_product_attention(q, k, v,
                                                                             scale=scale))
@@ -406,7 +408,10 @@ TUNE = {"vector add fp32": [{"BLOCK_SIZE": 2048}, {"BLOCK_SIZE": 4096, "num_warp
         "matmul fp8 e4m3 B K-major": _MM_FP8,
         "attention fwd fp16": [dict(BLOCK_M=128, BLOCK_N=128, num_warps=8, num_stages=3),
                                dict(BLOCK_M=64, BLOCK_N=64, num_warps=4, num_stages=4),
-                               dict(BLOCK_M=128, BLOCK_N=64, num_warps=4, num_stages=3)],
+                               dict(BLOCK_M=128, BLOCK_N=64, num_warps=4, num_stages=3),
+                               dict(BLOCK_M=128, BLOCK_N=128, num_warps=8, num_stages=2),
+                               dict(BLOCK_M=128, BLOCK_N=128, num_warps=8, num_stages=4),
+                               dict(BLOCK_M=128, BLOCK_N=64, num_warps=8, num_stages=3)],
         # the tutorial's blocks and knobs (32/128/128/32, 4 warps, 5 stages), them at other
         # knobs, larger and smaller blocks (BLOCK_N1 == BLOCK_M2 always: one program index)
         "attention bwd fp16": [dict(BLOCK_M1=m1, BLOCK_N1=n1, BLOCK_M2=n1, BLOCK_N2=n2,

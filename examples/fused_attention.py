@@ -22,7 +22,8 @@ LOG2E = 1.4426950408889634
 @triton.jit
 def _attn_fwd_inner(acc, l_i, m_i, q, k_base, v_base, stride_kn, stride_kd, stride_vn,
                     stride_vd, start_m, qk_scale, N_CTX, offs_m, offs_n, offs_d,
-                    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, STAGE: tl.constexpr):
+                    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, STAGE: tl.constexpr,
+                    EVEN: tl.constexpr):
     if STAGE == 1:  # causal, key blocks entirely before this query block
         lo, hi = 0, start_m * BLOCK_M
     elif STAGE == 2:  # causal, the diagonal block
@@ -33,19 +34,32 @@ def _attn_fwd_inner(acc, l_i, m_i, q, k_base, v_base, stride_kn, stride_kd, stri
         start_n = tl.multiple_of(start_n, BLOCK_N)
         cols = start_n + offs_n
         key_ok = cols < N_CTX
-        kt = tl.load(k_base + cols[None, :] * stride_kn + offs_d[:, None] * stride_kd,
-                     mask=key_ok[None, :], other=0.0)  # K^T block: [HEAD_DIM, BLOCK_N]
-        s = tl.dot(q, kt) * qk_scale
-        keep = key_ok[None, :]
-        if STAGE == 2:
-            keep = keep & (offs_m[:, None] >= cols[None, :])
-        s = tl.where(keep, s, -1.0e6)
-        m_new = tl.maximum(m_i, tl.max(s, 1))
-        p = tl.math.exp2(s - m_new[:, None])
+        if EVEN:  # whole key blocks: no masks
+            kt = tl.load(k_base + cols[None, :] * stride_kn + offs_d[:, None] * stride_kd)
+        else:
+            kt = tl.load(k_base + cols[None, :] * stride_kn + offs_d[:, None] * stride_kd,
+                         mask=key_ok[None, :], other=0.0)  # K^T block: [HEAD_DIM, BLOCK_N]
+        s = tl.dot(q, kt)
+        # As Triton's tutorial: the scale goes into the max and into one fused multiply-add
+        # with it (sm_scale > 0), and masked scores into an added -1e6.
+        if STAGE == 2 or not EVEN:
+            keep = key_ok[None, :]
+            if STAGE == 2:
+                keep = keep & (offs_m[:, None] >= cols[None, :])
+            s = s * qk_scale + tl.where(keep, 0.0, -1.0e6)
+            m_new = tl.maximum(m_i, tl.max(s, 1))
+            s = s - m_new[:, None]
+        else:
+            m_new = tl.maximum(m_i, tl.max(s, 1) * qk_scale)
+            s = s * qk_scale - m_new[:, None]
+        p = tl.math.exp2(s)
         alpha = tl.math.exp2(m_i - m_new)
         l_i = l_i * alpha + tl.sum(p, 1)
-        v = tl.load(v_base + cols[:, None] * stride_vn + offs_d[None, :] * stride_vd,
-                    mask=key_ok[:, None], other=0.0)
+        if EVEN:
+            v = tl.load(v_base + cols[:, None] * stride_vn + offs_d[None, :] * stride_vd)
+        else:
+            v = tl.load(v_base + cols[:, None] * stride_vn + offs_d[None, :] * stride_vd,
+                        mask=key_ok[:, None], other=0.0)
         acc = tl.dot(p.to(v.dtype), v, acc * alpha[:, None])
         m_i = m_new
     return acc, l_i, m_i
@@ -58,7 +72,9 @@ def attn_fwd_kernel(Q, K, V, sm_scale, M, Out,
                     stride_vz, stride_vh, stride_vn, stride_vd,
                     stride_oz, stride_oh, stride_om, stride_od,
                     H, N_CTX, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
-                    BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr):
+                    BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr, EVEN: tl.constexpr = False):
+    """EVEN: the host checked that N_CTX is a multiple of BLOCK_M (so of BLOCK_N): every block
+    of keys is whole, and the loads and scores take no masks."""
     tl.static_assert(BLOCK_M % BLOCK_N == 0)
     start_m = tl.program_id(0)
     off_hz = tl.program_id(1)
@@ -83,14 +99,14 @@ def attn_fwd_kernel(Q, K, V, sm_scale, M, Out,
     if CAUSAL:
         acc, l_i, m_i = _attn_fwd_inner(acc, l_i, m_i, q, k_base, v_base, stride_kn,
                                         stride_kd, stride_vn, stride_vd, start_m, qk_scale,
-                                        N_CTX, offs_m, offs_n, offs_d, BLOCK_M, BLOCK_N, 1)
+                                        N_CTX, offs_m, offs_n, offs_d, BLOCK_M, BLOCK_N, 1, EVEN)
         acc, l_i, m_i = _attn_fwd_inner(acc, l_i, m_i, q, k_base, v_base, stride_kn,
                                         stride_kd, stride_vn, stride_vd, start_m, qk_scale,
-                                        N_CTX, offs_m, offs_n, offs_d, BLOCK_M, BLOCK_N, 2)
+                                        N_CTX, offs_m, offs_n, offs_d, BLOCK_M, BLOCK_N, 2, EVEN)
     else:
         acc, l_i, m_i = _attn_fwd_inner(acc, l_i, m_i, q, k_base, v_base, stride_kn,
                                         stride_kd, stride_vn, stride_vd, start_m, qk_scale,
-                                        N_CTX, offs_m, offs_n, offs_d, BLOCK_M, BLOCK_N, 3)
+                                        N_CTX, offs_m, offs_n, offs_d, BLOCK_M, BLOCK_N, 3, EVEN)
     m_i += tl.math.log2(l_i)
     acc = acc / l_i[:, None]
     tl.store(M + off_hz * N_CTX + offs_m, m_i, mask=row_ok)
@@ -111,7 +127,8 @@ def attention(q, k, v, causal, sm_scale, block_m=64, block_n=32):
     grid = (triton.cdiv(n_ctx, block_m), Z * H, 1)
     compiled = attn_fwd_kernel[grid](q, k, v, sm_scale, m, o, *strides(q), *strides(k),
                                      *strides(v), *strides(o), H, n_ctx, HEAD_DIM=head_dim,
-                                     BLOCK_M=block_m, BLOCK_N=block_n, CAUSAL=causal)
+                                     BLOCK_M=block_m, BLOCK_N=block_n, CAUSAL=causal,
+                                     EVEN=n_ctx % block_m == 0)
     return o, m, compiled
 
 
