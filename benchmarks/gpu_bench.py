@@ -319,12 +319,14 @@ def attention_bwd(t: Tensors, z: int, h: int, n_ctx: int, d: int) -> Case:
                 torch_fn, before=(pre,))
 
 
-def grouped_gemm(t: Tensors, sizes) -> Case:
+def grouped_gemm(t: Tensors, sizes, desc: bool = False) -> Case:
     """Square fp16 GEMMs of the given sizes in one persistent launch (examples/grouped_gemm.py):
     132 programs (the H100 and H200 SXM's SMs) over all the problems' tiles, each problem's
     addresses, sizes and leading dimensions read from device arrays; torch's column is a loop
     of torch.matmul over the problems. The sizes are multiples of every TUNE block (256) and
-    torch's allocations aligned: the kernel runs EVEN (no masks, alignment stated)."""
+    torch's allocations aligned: the kernel runs EVEN (no masks, alignment stated). desc: the
+    kernel that makes each problem's tensor descriptors in the kernel (stock Triton allocates
+    their tensor maps through triton.set_allocator)."""
     mod = example("grouped_gemm")
     g = len(sizes)
     a_list = [t.randn((s, s), "float16") for s in sizes]
@@ -345,10 +347,18 @@ def grouped_gemm(t: Tensors, sizes) -> Case:
     def torch_fn():
         return [_torch().matmul(a, b) for a, b in zip(a_list, b_list)]
 
-    return Case("grouped gemm fp16", "+".join(f"{s}^3" for s in sizes),
-                mod.grouped_matmul_kernel, (132,), [*tables, g],
-                {"NUM_PROGRAMS": 132, "BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64,
-                 "EVEN": True, "num_warps": 8, "num_stages": 3}, c_list, check, 1e-2,
+    meta = {"NUM_PROGRAMS": 132, "BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "num_warps": 8,
+            "num_stages": 3}
+    if desc and not t.aot:
+        import triton
+
+        torch = _torch()
+        triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8,
+                                                                     device="cuda"))
+    return Case("grouped gemm desc fp16" if desc else "grouped gemm fp16",
+                "+".join(f"{s}^3" for s in sizes),
+                mod.grouped_matmul_desc_kernel if desc else mod.grouped_matmul_kernel, (132,),
+                [*tables, g], meta if desc else {**meta, "EVEN": True}, c_list, check, 1e-2,
                 sum(2.0 * s ** 3 for s in sizes), "TFLOP/s",
                 lambda meta: (meta["NUM_PROGRAMS"],), torch_fn)
 
@@ -363,7 +373,7 @@ TILE_OCCUPANCY = {"vector add fp32": [], "softmax fp16": [4, 16], "softmax bf16"
                   "layer norm fp16": [4, 16], "matmul fp16": [2], "matmul bf16": [2],
                   "matmul TMA fp16": [1], "matmul desc fp16": [1],
                   "attention fwd fp16": [2], "attention bwd fp16": [1, 2],
-                  "grouped gemm fp16": [1]}
+                  "grouped gemm fp16": [1], "grouped gemm desc fp16": [1]}
 
 
 # And with views off (TRITON_TILE_RAISE_VIEWS=0): every access a pointer gather/scatter, as
@@ -430,6 +440,7 @@ TUNE = {"vector add fp32": [{"BLOCK_SIZE": 2048}, {"BLOCK_SIZE": 4096, "num_warp
                                                         (64, 128, 32, 264, 4, 4),
                                                         (128, 128, 64, 264, 8, 3),
                                                         (64, 64, 32, 264, 4, 4))]}
+TUNE["grouped gemm desc fp16"] = TUNE["grouped gemm fp16"]
 # Small GEMMs (512^3, 1024^3) also try BLOCK_K 64 and 128 at the small tiles, on both sides:
 # a half or a quarter of the K steps for the latency-bound sizes, where the 128x128 default
 # leaves most SMs idle.
@@ -573,7 +584,9 @@ def cases(t: Tensors, quick: bool, only) -> List[Callable[[], Case]]:
         "attention_bwd": [lambda: attention_bwd(t, 1 if q else 4, 4 if q else 32,
                                                 1024 if q else 4096, 128)],
         "grouped_gemm": [lambda: grouped_gemm(t, (256, 512, 768, 1024) if q else
-                                              (1024, 2048, 3072, 4096))],
+                                              (1024, 2048, 3072, 4096)),
+                         lambda: grouped_gemm(t, (256, 512, 768, 1024) if q else
+                                              (1024, 2048, 3072, 4096), desc=True)],
     }
     return [c for fam in (only or FAMILIES) for c in table[fam]]
 

@@ -86,6 +86,49 @@ def grouped_matmul_kernel(A_PTRS, B_PTRS, C_PTRS, SIZES, LDS, GROUP_SIZE,
         first = end
 
 
+@triton.jit
+def grouped_matmul_desc_kernel(A_PTRS, B_PTRS, C_PTRS, SIZES, LDS, GROUP_SIZE,
+                               NUM_PROGRAMS: tl.constexpr, BLOCK_M: tl.constexpr,
+                               BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    """The same walk over the problems' tiles, with each problem's operands as tensor
+    descriptors made in the kernel, once per problem (the TMA form of Triton's grouped-GEMM
+    tutorial): the descriptors' bounds take the partial tiles, so no masks and no host check.
+    Descriptors need 16-byte aligned addresses and leading dimensions (multiples of 8 fp16
+    elements); a GPU launch by stock Triton needs triton.set_allocator for them."""
+    tile = tl.program_id(0)
+    first = 0
+    for g in range(GROUP_SIZE):
+        m = tl.load(SIZES + g * 3)
+        n = tl.load(SIZES + g * 3 + 1)
+        k = tl.load(SIZES + g * 3 + 2)
+        tiles_n = tl.cdiv(n, BLOCK_N)
+        end = first + tl.cdiv(m, BLOCK_M) * tiles_n
+        if tile >= first and tile < end:
+            a_ptr = tl.load(A_PTRS + g).to(tl.pointer_type(tl.float16))
+            b_ptr = tl.load(B_PTRS + g).to(tl.pointer_type(tl.float16))
+            c_ptr = tl.load(C_PTRS + g).to(tl.pointer_type(tl.float16))
+            lda = tl.load(LDS + g * 3)
+            ldb = tl.load(LDS + g * 3 + 1)
+            ldc = tl.load(LDS + g * 3 + 2)
+            a_desc = tl.make_tensor_descriptor(a_ptr, shape=[m, k], strides=[lda, 1],
+                                               block_shape=[BLOCK_M, BLOCK_K])
+            b_desc = tl.make_tensor_descriptor(b_ptr, shape=[k, n], strides=[ldb, 1],
+                                               block_shape=[BLOCK_K, BLOCK_N])
+            c_desc = tl.make_tensor_descriptor(c_ptr, shape=[m, n], strides=[ldc, 1],
+                                               block_shape=[BLOCK_M, BLOCK_N])
+            while tile >= first and tile < end:
+                block_m = (tile - first) // tiles_n
+                block_n = (tile - first) % tiles_n
+                acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+                for kb in range(0, tl.cdiv(k, BLOCK_K)):
+                    a = a_desc.load([block_m * BLOCK_M, kb * BLOCK_K])
+                    b = b_desc.load([kb * BLOCK_K, block_n * BLOCK_N])
+                    acc = tl.dot(a, b, acc)
+                c_desc.store([block_m * BLOCK_M, block_n * BLOCK_N], acc.to(tl.float16))
+                tile += NUM_PROGRAMS
+        first = end
+
+
 def _address(x):
     return x.data_ptr() if hasattr(x, "data_ptr") else x.ctypes.data
 
@@ -134,6 +177,16 @@ def grouped_matmul(a_list, b_list, c_list, num_programs=4, block_m=32, block_n=3
         BLOCK_K=block_k, EVEN=whole_tiles(tables, block_m, block_n, block_k))
 
 
+def grouped_matmul_desc(a_list, b_list, c_list, num_programs=4, block_m=32, block_n=32,
+                        block_k=16):
+    """grouped_matmul through grouped_matmul_desc_kernel (operands 16-byte aligned, leading
+    dimensions multiples of 8)."""
+    tables = group_tables(a_list, b_list, c_list)
+    return grouped_matmul_desc_kernel[(num_programs,)](
+        *tables, len(a_list), NUM_PROGRAMS=num_programs, BLOCK_M=block_m, BLOCK_N=block_n,
+        BLOCK_K=block_k)
+
+
 def reference(a_list, b_list):
     return [a.astype(np.float64) @ b.astype(np.float64) for a, b in zip(a_list, b_list)]
 
@@ -147,6 +200,8 @@ def _path_of(compiled):
 
 PROBLEMS = [(37, 45, 29), (64, 64, 64), (100, 20, 130), (1, 70, 33)]  # (M, N, K)
 EVEN_PROBLEMS = [(64, 32, 48), (32, 96, 16), (96, 64, 80)]  # whole 32x32x16 tiles
+# Partial tiles in every dimension, leading dimensions multiples of 8 (the descriptor kernel's)
+DESC_PROBLEMS = [(40, 24, 56), (64, 64, 64), (100, 16, 136), (1, 72, 8)]
 
 
 def _aligned(x):
@@ -159,14 +214,15 @@ def _aligned(x):
     return out
 
 
-def check(problems=PROBLEMS, num_programs=5, seed=0, **blocks):
+def check(problems=PROBLEMS, num_programs=5, seed=0, desc=False, **blocks):
     """Returns (correct, max_abs_err, compiled_kernel). Operands 64-byte aligned: problems of
-    whole tiles run the EVEN kernel."""
+    whole tiles run the EVEN kernel. desc: the descriptor kernel."""
     rng = np.random.default_rng(seed)
     a_list = [_aligned(rng.standard_normal((m, k)).astype(np.float16)) for m, n, k in problems]
     b_list = [_aligned(rng.standard_normal((k, n)).astype(np.float16)) for m, n, k in problems]
     c_list = [_aligned(np.full((m, n), np.nan, dtype=np.float16)) for m, n, k in problems]
-    compiled = grouped_matmul(a_list, b_list, c_list, num_programs, **blocks)
+    run = grouped_matmul_desc if desc else grouped_matmul
+    compiled = run(a_list, b_list, c_list, num_programs, **blocks)
     err, ok = 0.0, True
     for c, ref in zip(c_list, reference(a_list, b_list)):
         got = c.astype(np.float64)

@@ -104,6 +104,19 @@ def test_grouped_gemm(even, num_programs, blocks, rng):
                f"grouped_gemm even={even} num_programs={num_programs} {blocks}")
 
 
+@pytest.mark.cpu_only("the pointer tables hold host addresses")
+@pytest.mark.parametrize("num_programs, blocks", [
+    (5, {}), (1, {}), (64, {}), (3, dict(block_m=16, block_n=32, block_k=16))])
+def test_grouped_gemm_through_descriptors(num_programs, blocks, rng):
+    """The descriptor kernel (tensor descriptors made in the kernel, once per problem) over
+    partial tiles in every dimension; outputs start as NaN."""
+    mod = load("grouped_gemm")
+    seed = int(rng.integers(1 << 31))
+    _assert_ok(mod.check(mod.DESC_PROBLEMS, num_programs=num_programs, seed=seed, desc=True,
+                         **blocks),
+               f"grouped_gemm desc num_programs={num_programs} {blocks}")
+
+
 def test_grouped_gemm_whole_tiles():
     """EVEN only where every size is a multiple of its block, every row aligned."""
     import numpy as np

@@ -68,7 +68,11 @@ Value *Converter::indexView(const IndexPlan &p, Type elem, Padding pad) {
       dims[d].dynStride = emitPoly(p.strides[d]);
     dims[d].narrow = strideIsNarrowed(p.strides[d]);
   }
-  Value *view = partitionView(get(p.base), dims, elem, p.tile, pad, p.strideAlign);
+  Value *base = get(p.base);
+  if (p.baseAlign > 1) // (a descriptor made from a loaded address has no other alignment fact)
+    base =
+        make1("assume", {base}, base->type, {{"div_by", Attribute::integer(p.baseAlign, i64())}});
+  Value *view = partitionView(base, dims, elem, p.tile, pad, p.strideAlign);
   b_.restoreInsertionPoint(ip);
   indexViews_[key] = view;
   return view;
@@ -132,8 +136,10 @@ std::optional<IndexPlan> Converter::planIndex(const Operation &o, const Operatio
       extents.push_back(a.checked[d] ? a.shape[d] : nullptr);
     auto plan =
         planIndexFromBox(a.base, a.offsets, extents, a.strides, a.block.shape(), loop, index_, why);
-    if (plan)
-      plan->strideAlign = a.strideAlign;
+    if (plan && a.strideAlign > 1) {     // a descriptor: its base and outer strides are 16-byte
+      plan->strideAlign = a.strideAlign; // multiples (tl.make_tensor_descriptor's contract)
+      plan->baseAlign = 16;
+    }
     return plan;
   }
   if (!raisable(o.operand(0)->type, true, why))

@@ -78,6 +78,7 @@ struct IndexPlan {
   std::vector<IndexCond> conds; // runtime conditions still needed
   bool hoisted = false;         // conds are invariant in the loop: check them before it
   int64_t strideAlign = 1;      // dynamic strides are multiples of this (descriptors)
+  int64_t baseAlign = 1;        // the base is a multiple of this many bytes (descriptors: 16)
   std::string key;              // equal keys share one view
 };
 
