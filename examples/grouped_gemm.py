@@ -27,6 +27,16 @@ import triton_tile.language as tl
 
 
 @triton.jit
+def _operands(A_PTRS, B_PTRS, C_PTRS, LDS, g):
+    """Problem g's A, B and C addresses (as fp16 pointers) and leading dimensions."""
+    a_ptr = tl.load(A_PTRS + g).to(tl.pointer_type(tl.float16))
+    b_ptr = tl.load(B_PTRS + g).to(tl.pointer_type(tl.float16))
+    c_ptr = tl.load(C_PTRS + g).to(tl.pointer_type(tl.float16))
+    return a_ptr, b_ptr, c_ptr, tl.load(LDS + g * 3), tl.load(LDS + g * 3 + 1), tl.load(
+        LDS + g * 3 + 2)
+
+
+@triton.jit
 def grouped_matmul_kernel(A_PTRS, B_PTRS, C_PTRS, SIZES, LDS, GROUP_SIZE,
                           NUM_PROGRAMS: tl.constexpr, BLOCK_M: tl.constexpr,
                           BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, EVEN: tl.constexpr):
@@ -41,12 +51,7 @@ def grouped_matmul_kernel(A_PTRS, B_PTRS, C_PTRS, SIZES, LDS, GROUP_SIZE,
         tiles_n = tl.cdiv(n, BLOCK_N)
         end = first + tl.cdiv(m, BLOCK_M) * tiles_n
         while tile >= first and tile < end:
-            a_ptr = tl.load(A_PTRS + g).to(tl.pointer_type(tl.float16))
-            b_ptr = tl.load(B_PTRS + g).to(tl.pointer_type(tl.float16))
-            c_ptr = tl.load(C_PTRS + g).to(tl.pointer_type(tl.float16))
-            lda = tl.load(LDS + g * 3)
-            ldb = tl.load(LDS + g * 3 + 1)
-            ldc = tl.load(LDS + g * 3 + 2)
+            a_ptr, b_ptr, c_ptr, lda, ldb, ldc = _operands(A_PTRS, B_PTRS, C_PTRS, LDS, g)
             if EVEN:  # 16-byte aligned rows (bytes for pointers, elements for the strides)
                 a_ptr = tl.multiple_of(a_ptr, 16)
                 b_ptr = tl.multiple_of(b_ptr, 16)
@@ -94,7 +99,10 @@ def grouped_matmul_desc_kernel(A_PTRS, B_PTRS, C_PTRS, SIZES, LDS, GROUP_SIZE,
     descriptors made in the kernel, once per problem (the TMA form of Triton's grouped-GEMM
     tutorial): the descriptors' bounds take the partial tiles, so no masks and no host check.
     Descriptors need 16-byte aligned addresses and leading dimensions (multiples of 8 fp16
-    elements); a GPU launch by stock Triton needs triton.set_allocator for them."""
+    elements); a GPU launch by stock Triton needs triton.set_allocator for them. On the Tile
+    path this form is slow (25.6 TFLOP/s on an H100 where stock Triton runs 595): its loads go
+    through views at each box's corner, made in the loops, whose alignment the conversion does
+    not assume, since with TMA there tileiras 13.4 gave wrong results (benchmarks/RESULTS.md)."""
     tile = tl.program_id(0)
     first = 0
     for g in range(GROUP_SIZE):
@@ -104,12 +112,7 @@ def grouped_matmul_desc_kernel(A_PTRS, B_PTRS, C_PTRS, SIZES, LDS, GROUP_SIZE,
         tiles_n = tl.cdiv(n, BLOCK_N)
         end = first + tl.cdiv(m, BLOCK_M) * tiles_n
         if tile >= first and tile < end:
-            a_ptr = tl.load(A_PTRS + g).to(tl.pointer_type(tl.float16))
-            b_ptr = tl.load(B_PTRS + g).to(tl.pointer_type(tl.float16))
-            c_ptr = tl.load(C_PTRS + g).to(tl.pointer_type(tl.float16))
-            lda = tl.load(LDS + g * 3)
-            ldb = tl.load(LDS + g * 3 + 1)
-            ldc = tl.load(LDS + g * 3 + 2)
+            a_ptr, b_ptr, c_ptr, lda, ldb, ldc = _operands(A_PTRS, B_PTRS, C_PTRS, LDS, g)
             a_desc = tl.make_tensor_descriptor(a_ptr, shape=[m, k], strides=[lda, 1],
                                                block_shape=[BLOCK_M, BLOCK_K])
             b_desc = tl.make_tensor_descriptor(b_ptr, shape=[k, n], strides=[ldb, 1],

@@ -36,9 +36,6 @@ Value *Converter::emit(const SExprPtr &e) {
 
 Value *Converter::makeView(const ViewPlan &plan, Type elem, Padding padding, Value *&guard) {
   Value *base = make1("offset", {get(plan.base), emit(plan.offset)}, plan.base->type);
-  if (plan.baseAlign > 1)
-    base = make1("assume", {base}, base->type,
-                 {{"div_by", Attribute::integer(plan.baseAlign, i64())}});
   std::vector<ViewDim> dims(plan.tile.size());
   guard = nullptr;
   for (size_t d = 0; d < plan.tile.size(); ++d) {
@@ -589,42 +586,6 @@ Value *Converter::boxInRange(const Box &a) {
   return cond;
 }
 
-namespace {
-
-constexpr int64_t kMostAlign = int64_t(1) << 30;
-
-// The largest power of two (up to kMostAlign) that divides x; kMostAlign for 0.
-int64_t pow2Of(int64_t x) {
-  if (x == 0)
-    return kMostAlign;
-  int64_t p = 1;
-  while (p < kMostAlign && x % (p * 2) == 0)
-    p *= 2;
-  return p;
-}
-
-// A power of two the polynomial is known to be a multiple of: per term, its coefficient's and
-// its values' (the divisibility the specialization or tl.multiple_of states, `hints`; values in
-// `aligned` are multiples of `align` by contract: a descriptor's outer strides).
-int64_t knownMultiple(const Poly &p, const std::map<const Value *, int64_t> &hints,
-                      const std::vector<const Value *> &aligned, int64_t align) {
-  int64_t least = kMostAlign;
-  for (const auto &[values, coef] : p.terms) {
-    int64_t d = pow2Of(coef);
-    for (const Value *v : values) {
-      auto it = hints.find(v);
-      d *= std::find(aligned.begin(), aligned.end(), v) != aligned.end() ? align
-           : it != hints.end()                                           ? pow2Of(it->second)
-                                                                         : 1;
-      d = std::min(d, kMostAlign);
-    }
-    least = std::min(least, d);
-  }
-  return least;
-}
-
-} // namespace
-
 ViewPlan Converter::boxPlan(const Box &a) {
   ViewPlan p;
   p.base = a.base;
@@ -637,24 +598,10 @@ ViewPlan Converter::boxPlan(const Box &a) {
     p.strides.push_back(scalarExpr(a.strides[d]));
     p.extents.push_back(a.checked[d] ? sAdd(scalarExpr(a.shape[d]), sMul(o, sConst(-1))) : nullptr);
   }
-  // A descriptor's base and strides are 16-byte aligned (tl.make_tensor_descriptor's contract,
-  // which TMA needs on stock Triton too). Where the box's offset is a multiple of 16 bytes as
-  // well, the view's base is: saying so lets tileiras use TMA for a descriptor made in the
-  // kernel from a loaded address, where it otherwise loaded element by element (an H100's
-  // grouped GEMM through such descriptors: 25.6 TFLOP/s).
-  if (a.strideAlign > 1) {
-    // The outer strides as the polynomial's values (the last stride is 1 by the same contract)
-    std::vector<const Value *> outer;
-    for (size_t d = 0; d + 1 < a.strides.size(); ++d) {
-      Poly s = polyOf(scalarExpr(a.strides[d]));
-      if (s.terms.size() == 1 && s.terms.begin()->first.size() == 1 && s.terms.begin()->second == 1)
-        outer.push_back(s.terms.begin()->first[0]);
-    }
-    if (knownMultiple(polyOf(p.offset), index_.intDivisibility, outer, a.strideAlign) %
-            a.strideAlign ==
-        0)
-      p.baseAlign = 16;
-  }
+  // (A box corner is not assumed 16-byte aligned even where a descriptor's contract and the
+  // offset would make it so: with TMA through such views, made in the loops of an H100's grouped
+  // GEMM, tileiras 13.4 gave wrong results at 128x128x32 and failed to compile 128x256x64.
+  // Converter::indexView assumes the descriptor's own base aligned.)
   return p;
 }
 

@@ -59,9 +59,6 @@ struct ViewPlan {
   std::vector<std::pair<SExprPtr, SExprPtr>> conditions;
   // Every dynamic stride is a multiple of this many elements (descriptors: 16 bytes).
   int64_t strideAlign = 1;
-  // The view's base (base + offset) is a multiple of this many bytes (a descriptor's, when
-  // its offset is a multiple of 16 bytes: Converter::boxPlan).
-  int64_t baseAlign = 1;
 };
 
 // Returns the plan for a tt.load / tt.store, or nullopt with `why` set.
