@@ -6,10 +6,8 @@
 // no shared words; benchmarks/RESULTS.md, 2026-11-22), so tile-shaped ones are unsupported
 // (the kernel falls back).
 
-#include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <map>
 
 #include "conversion/ttir_to_tile/converter.h"
 #include "ir/op_registry.h"
