@@ -157,11 +157,14 @@ def test_matmul_tma_one_tile_per_program(m, n, k):
 
 
 @pytest.mark.parametrize("group_m", [1, 2, 3])
-def test_matmul_tma_tiles_in_groups_of_rows(group_m):
+@pytest.mark.parametrize("extra_programs", [0, 5])
+def test_matmul_tma_tiles_in_groups_of_rows(group_m, extra_programs):
     """Grouped tile order with 7 tile rows: groups of 1 (row-major), 2 and 3 rows, the last group
-    short; every tile is written once (the output starts as NaN)."""
-    _assert_ok(load("matmul_tma").check_tiles(200, 136, 96, block=(32, 32, 32), group_m=group_m),
-               f"matmul_desc group_m={group_m}")
+    short; every tile is written once (the output starts as NaN); programs past the last tile
+    write nothing."""
+    _assert_ok(load("matmul_tma").check_tiles(200, 136, 96, block=(32, 32, 32), group_m=group_m,
+                                              extra_programs=extra_programs),
+               f"matmul_desc group_m={group_m} extra_programs={extra_programs}")
 
 
 def test_matmul_tma_rejects_unaligned_strides():

@@ -132,7 +132,8 @@ def test_descriptor_matmul_guarded_loop(dev, path, rng, extra_programs, extra_k)
     np.testing.assert_allclose(dev.host(dc).astype(np.float64), ref, rtol=2e-3, atol=2e-2)
     if path == "tile" and k.metadata.path == "tile":
         before = k.general_launches
-        k[grid](*descs, M, N, K + extra_k, bm, bn, bk)  # (a direct launch takes constexprs)
+        k[grid](*descs, M, N, K + extra_k, bm, bn, bk, 1)  # (a direct launch takes constexprs:
+        # the blocks and GROUP_M)
         assert k.general_launches - before == (1 if extra_programs or extra_k else 0)
 
 
