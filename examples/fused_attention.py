@@ -118,6 +118,7 @@ def attention(q, k, v, causal, sm_scale, block_m=64, block_n=32):
     """softmax(q k^T * sm_scale) v for [Z, H, N_CTX, HEAD_DIM] arrays; returns (o, M, compiled)."""
     Z, H, n_ctx, head_dim = q.shape
     assert k.shape == v.shape == q.shape and head_dim in (16, 32, 64, 128)
+    assert sm_scale > 0, "the kernel folds the scale into the row max (max(s) * scale)"
     o = np.full_like(q, np.nan)  # poisoned: every row must be written
     m = np.full((Z, H, n_ctx), np.nan, dtype=np.float32)
 

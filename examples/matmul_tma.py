@@ -45,8 +45,9 @@ def _tile_coords(tile, tiles_m, tiles_n, GROUP_M: tl.constexpr):
     """Output tile `tile` in grouped order, as tutorial 09's _compute_pid: column by column
     within groups of GROUP_M tile rows, so the tiles that run together share rows of A and
     columns of B in L2. A tile number past the last tile (a grid larger than the tiles) gets a
-    row past the last: its loads read zeros and its store is dropped, as in row order. (Without
-    the max, such a program took a remainder by zero: an illegal instruction on an H100.)"""
+    row or a column past the last: its loads read zeros and its store is dropped, as in row
+    order. (Without the max, such a program took a remainder by zero: an illegal instruction on
+    an H100.)"""
     per_group = GROUP_M * tiles_n
     first_m = (tile // per_group) * GROUP_M
     rows = tl.maximum(tl.minimum(tiles_m - first_m, GROUP_M), 1)
@@ -120,7 +121,7 @@ def check(M=200, N=136, K=96, dtype=np.float16, seed=0):
     return bool(err <= 5e-2 * np.sqrt(K)), err, compiled
 
 
-def check_tiles(M=200, N=136, K=96, block=(64, 32, 32), dtype=np.float16, seed=0, group_m=8,
+def check_tiles(M=200, N=136, K=96, block=(64, 32, 32), dtype=np.float16, seed=0, group_m=1,
                 extra_programs=0):
     """matmul_desc_kernel against numpy (float64); edge tiles read zeros and are not written."""
     rng = np.random.default_rng(seed)

@@ -49,6 +49,28 @@ def test_out_of_bounds_raises_index_error(op, rng):
 
 
 @triton.jit
+def _row_pitch_kernel(X, Z, S):
+    r = tl.arange(0, 4)
+    c = tl.arange(0, 8)
+    x = tl.load(X + r[:, None] * S + c[None, :])  # marker: pitch-load
+    tl.store(Z + r[:, None] * 8 + c[None, :], x)
+
+
+# A row pitch whose threefold wraps to one row of 8 int64: the first and last rows are 64
+# bytes apart, the middle ones far outside the array.
+WRAPPING_PITCH = 0x0AAAAAAAAAAAAAAB
+
+
+@pytest.mark.parametrize("pitch", [WRAPPING_PITCH, WRAPPING_PITCH - 1])
+def test_rows_a_wrapping_pitch_apart_raise(pitch):
+    x = np.arange(32, dtype=np.int64)
+    z = poisoned((4, 8), "int64")
+    with pytest.raises(IndexError) as info:
+        _row_pitch_kernel[(1,)](x, z, pitch)
+    assert f":{_line_of(_row_pitch_kernel, 'marker: pitch-load')}" in str(info.value)
+
+
+@triton.jit
 def _just_past_end_kernel(X, Z, n, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     tl.store(Z + offs, tl.load(X + offs), mask=offs < n)  # the load is not masked

@@ -44,7 +44,10 @@ Value *Converter::emitIndexConds(const std::vector<IndexCond> &conds) {
 }
 
 Value *Converter::indexView(const IndexPlan &p, Type elem, Padding pad) {
-  std::string key = p.key + "|" + elem.str() + "|" + std::to_string(static_cast<int>(pad));
+  // (the alignment facts are part of the view: a pointer plan over the same tensor does not
+  // share a descriptor's assumed base)
+  std::string key = p.key + "|" + elem.str() + "|" + std::to_string(static_cast<int>(pad)) + "|" +
+                    std::to_string(p.strideAlign) + "|" + std::to_string(p.baseAlign);
   auto it = indexViews_.find(key);
   if (it != indexViews_.end())
     return it->second;

@@ -359,7 +359,12 @@ inline RowScan scanRows(const uint64_t *starts, const int64_t *limits, int64_t R
   }
   s.minLim = minLim;
   s.even = off == 0;
-  if (s.even) {
+  // The first and last rows bound the others only when (R - 1) * pitch does not wrap: a
+  // pitch whose multiple wraps to a few bytes puts the middle rows anywhere.
+  const uint64_t mag =
+      s.pitch < 0 ? 0 - static_cast<uint64_t>(s.pitch) : static_cast<uint64_t>(s.pitch);
+  const bool spanFits = R <= 1 || mag <= UINT64_MAX / static_cast<uint64_t>(R - 1);
+  if (s.even && spanFits) {
     s.lo = std::min(starts[0], starts[R - 1]);
     s.hi = std::max(starts[0], starts[R - 1]);
   } else {

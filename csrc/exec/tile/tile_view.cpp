@@ -51,23 +51,28 @@ void makeViewK(const Inst &I, Frame &F) {
 
 // ---- bounds ----
 
-// The byte span [lo, hi) of a non-empty box.
-inline void boxSpan(const ViewAux &a, const ViewBox &b, uint64_t &lo, uint64_t &hi) {
+// The byte span [lo, hi) of a non-empty box; false when a dimension's reach overflows (a
+// stride near 2^63 whose multiples wrap back inside the array: then every lane is checked).
+inline bool boxSpan(const ViewAux &a, const ViewBox &b, uint64_t &lo, uint64_t &hi) {
   int64_t neg = 0, pos = 0;
   for (int i = 0; i < a.rank; ++i) {
-    int64_t ext = (b.hi[i] - 1) * b.step[i];
-    (ext < 0 ? neg : pos) += ext;
+    int64_t ext;
+    if (__builtin_mul_overflow(b.hi[i] - 1, b.step[i], &ext))
+      return false;
+    int64_t &side = ext < 0 ? neg : pos;
+    if (__builtin_add_overflow(side, ext, &side))
+      return false;
   }
   lo = b.base + static_cast<uint64_t>(neg);
   hi = b.base + static_cast<uint64_t>(pos) + static_cast<uint64_t>(a.es);
+  return true;
 }
 
 void checkBox(const Inst &I, const Frame &F, const ViewAux &a, const ViewBox &b, Access kind) {
   if (b.empty)
     return;
   uint64_t lo, hi;
-  boxSpan(a, b, lo, hi);
-  if (hi > lo && accessible(I, *F.launch, kind, lo, hi - lo, false))
+  if (boxSpan(a, b, lo, hi) && hi > lo && accessible(I, *F.launch, kind, lo, hi - lo, false))
     return;
   const int64_t inner = b.step[a.rank - 1];
   forEachRow(a, b, [&](uint64_t addr, int64_t lane, int64_t len) {
