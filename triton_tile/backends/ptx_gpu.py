@@ -261,9 +261,33 @@ class _Direct(NamedTuple):
     hooks: Any  # stock's runtime knobs (the launch hooks)
     stream_of: Callable[[int], int]  # torch's current raw stream of a device
     current_device: Callable[[], int]  # torch's current device
+    watch: Optional[tuple]  # _watch(ours): what says the twin is still current
 
 
-def _direct_entry(twin, stock) -> _Direct:
+def _watch(jit_fn) -> Optional[tuple]:
+    """current_twin(jit_fn)'s reads, flattened for launch_device: (dict, key, value) triples
+    that all hold (`d.get(key) is value`) while the twin made now stands for `jit_fn`: the
+    twin registered for `jit_fn` and for every jit function it reaches, their sources, and
+    each global their twins copied. None when a closure is among them: launch_device then
+    asks current_twin."""
+    out, todo, seen = [], [jit_fn], set()
+    while todo:
+        fn = todo.pop()
+        if id(fn) in seen:
+            continue
+        seen.add(id(fn))
+        hit = _TWINS.get(id(fn))
+        if hit is None or hit[4] or fn.fn.__closure__:
+            return None
+        out.append((_TWINS, id(fn), hit))  # the twin twin_of made last, and its source
+        out.append((vars(fn), "src", hit[1]))
+        g = fn.fn.__globals__
+        out.extend((g, name, value) for name, value in hit[3])
+        todo.extend(hit[5])
+    return tuple(out)
+
+
+def _direct_entry(twin, stock, jit_fn) -> _Direct:
     """What a direct launch of `stock` needs. With no scratch memory to allocate (its sizes 0),
     stock 3.6's launcher's Python __call__ only adds its cooperative-grid and PDL flags and two
     None scratch pointers before calling its C `launch`: that call is made here directly (C
@@ -278,7 +302,7 @@ def _direct_entry(twin, stock) -> _Direct:
     torch_c = sys.modules["torch"]._C
     return _Direct(twin, stock, c_launch, coop, pdl, launcher, stock.function,
                    stock.packed_metadata, sys.modules["triton"].knobs.runtime,
-                   torch_c._cuda_getCurrentRawStream, torch_c._cuda_getDevice)
+                   torch_c._cuda_getCurrentRawStream, torch_c._cuda_getDevice, _watch(jit_fn))
 
 
 def _direct_applies(param_types) -> bool:
@@ -388,25 +412,44 @@ class PTXGPUKernel(cc.CompiledKernel):
         jit_fn = self._jit_fn
         device = buf.device
         direct = self._direct.get(device)
-        if addresses is not None and direct is not None and self._direct_applies and \
-                direct.twin is current_twin(jit_fn):
-            if direct.current_device() == device:
-                self._direct_launch(direct, grid, device, bound, addresses)
+        if addresses is not None and direct is not None:
+            # Every launch comes here: current_twin's checks and _direct_launch's common case
+            # are written out, without their calls.
+            (twin, _, c_launch, coop, pdl, _, function, packed, hooks, stream_of, current_device,
+             watch) = direct
+            if watch is None:
+                current = twin is current_twin(jit_fn)
             else:
-                with on_device(device):
+                current = True
+                for d, key, value in watch:
+                    if d.get(key, _MISSING) is not value:
+                        current = False
+                        break
+            if current:
+                if current_device() != device:
+                    with on_device(device):
+                        self._direct_launch(direct, grid, device, bound, addresses)
+                    return
+                enter, leave = hooks.launch_enter_hook, hooks.launch_exit_hook
+                if c_launch is not None and (
+                        enter is None or getattr(enter, "calls", None) == _NO_CALLS) and (
+                        leave is None or getattr(leave, "calls", None) == _NO_CALLS):
+                    c_launch(grid[0], grid[1], grid[2], stream_of(device), function, coop, pdl,
+                             None, None, packed, None, None, None, *addresses)
+                else:
                     self._direct_launch(direct, grid, device, bound, addresses)
-            return
+                return
         with on_device(device):
             self._stock = stock = launch_stock(jit_fn, grid, bound, opt_kw)
-        if direct_launch_known():
+        if direct_launch_known() and self._direct_applies:
             try:
-                self._direct[device] = _direct_entry(current_twin(jit_fn), stock)
+                self._direct[device] = _direct_entry(current_twin(jit_fn), stock, jit_fn)
             except AttributeError:  # not a CompiledKernel we know: stock's run every time
                 pass
 
     def _direct_launch(self, direct, grid, device, bound, args) -> None:
         """The launch stock's run would make of `direct`'s kernel, on the current device."""
-        _, stock, c_launch, coop, pdl, launcher, function, packed, hooks, stream_of, _ = direct
+        _, stock, c_launch, coop, pdl, launcher, function, packed, hooks, stream_of = direct[:10]
         enter, leave = hooks.launch_enter_hook, hooks.launch_exit_hook
         if enter is not None and getattr(enter, "calls", None) == _NO_CALLS:
             enter = None

@@ -487,8 +487,10 @@ template <int ES> void compactLoadK(const Inst &I, Frame &F) {
     }
     m = nullptr;
   }
-  const RowScan rs = scanRows(starts, limits, R, L);
-  if ((!m || countActive(m, n) == n) && tileClear(I, F, rs, L, S, ES)) {
+  // The row pass only where every lane is active: a masked load goes lane by lane anyway.
+  const bool all = !m || countActive(m, n) == n;
+  const RowScan rs = all ? scanRows(starts, limits, R, L) : RowScan{};
+  if (all && tileClear(I, F, rs, L, S, ES)) {
     // Rows a whole number of elements apart; (R == 1: one row, pitch 0)
     const bool evenRows = S == ES && rs.even && rs.pitch % ES == 0;
     if (a.forward && evenRows && (R == 1 || rs.pitch == L * ES)) { // one block of memory
