@@ -64,6 +64,7 @@ class Case(NamedTuple):
     # the whole computation (the time and `work` cover them all; the table's path, TUNE and the
     # Tile variants' occupancy are the kernel's, the variants' environment applies to all)
     before: tuple = ()
+    after: tuple = ()  # launches that run after it likewise (the atomic backward's dQ cast)
 
 
 class Tensors:
@@ -270,12 +271,14 @@ def _attn_forward(q, k, v, scale):
     return o, m
 
 
-def attention_bwd(t: Tensors, z: int, h: int, n_ctx: int, d: int) -> Case:
+def attention_bwd(t: Tensors, z: int, h: int, n_ctx: int, d: int, atomic: bool = False) -> Case:
     """The backward of the forward row (examples/fused_attention_bwd.py). One launch is the
     whole backward: the preprocess (Delta = rowsum(O * dO), a `before` launch), then the dK/dV
     + dQ kernel. O and M come from torch in fp32 (the row does not depend on our forward); the
     reference and torch's column are scaled_dot_product_attention's backward (autograd.grad of
-    its output, the graph kept). flops: 2.5x the forward's, as Triton's tutorial counts."""
+    its output, the graph kept). flops: 2.5x the forward's, as Triton's tutorial counts.
+    `atomic`: the 5-matmul form (attn_bwd_atomic_kernel), its preprocess zeroing a float32 dQ
+    accumulator and a launch after it scaling that into dQ."""
     mod = example("fused_attention_bwd")
     shape = (z, h, n_ctx, d)
     q, k, v, do = (t.randn(shape, "float16") for _ in range(4))
@@ -311,6 +314,20 @@ def attention_bwd(t: Tensors, z: int, h: int, n_ctx: int, d: int) -> Case:
     # where these blocks ran 336 stock, 208 Tile)
     meta = {"HEAD_DIM": d, "BLOCK_M1": 32, "BLOCK_N1": 64, "BLOCK_M2": 64, "BLOCK_N2": 32,
             "CAUSAL": False, "num_warps": 4, "num_stages": 3}
+    if atomic:
+        acc = t.empty((z * h, n_ctx, d), "float32")
+        pre = Launch(mod.attn_bwd_preprocess_acc_kernel, pre.grid, [o, do, delta, acc, *st, h,
+                                                                    n_ctx], pre.meta)
+        post = Launch(mod.attn_bwd_dq_kernel, pre.grid, [acc, dq, scale, *st, h, n_ctx],
+                      pre.meta)
+        meta = {"HEAD_DIM": d, "BLOCK_M1": 64, "BLOCK_N1": 128, "CAUSAL": False,
+                "num_warps": 8, "num_stages": 3}
+        return Case("attention bwd atomic fp16", f"B{z} H{h} L{n_ctx} D{d}",
+                    mod.attn_bwd_atomic_kernel, (tt.cdiv(n_ctx, 128), z * h),
+                    [q, k, v, scale, do, acc, dk, dv, m, delta, *st, h, n_ctx], meta,
+                    [dq, dk, dv, delta, acc], check, 1e-2, 10.0 * z * h * n_ctx * n_ctx * d,
+                    "TFLOP/s", lambda meta: (tt.cdiv(n_ctx, meta["BLOCK_N1"]), z * h),
+                    torch_fn, before=(pre,), after=(post,))
     return Case("attention bwd fp16", f"B{z} H{h} L{n_ctx} D{d}", mod.attn_bwd_kernel,
                 (tt.cdiv(n_ctx, 64), z * h), [q, k, v, scale, do, dq, dk, dv, m, delta, *st,
                                               h, n_ctx],
@@ -373,6 +390,7 @@ TILE_OCCUPANCY = {"vector add fp32": [], "softmax fp16": [4, 16], "softmax bf16"
                   "layer norm fp16": [4, 16], "matmul fp16": [2], "matmul bf16": [2],
                   "matmul TMA fp16": [1], "matmul desc fp16": [1],
                   "attention fwd fp16": [2], "attention bwd fp16": [1, 2],
+                  "attention bwd atomic fp16": [1, 2],
                   "grouped gemm fp16": [1], "grouped gemm desc fp16": [1]}
 
 
@@ -432,6 +450,11 @@ TUNE = {"vector add fp32": [{"BLOCK_SIZE": 2048}, {"BLOCK_SIZE": 4096, "num_warp
                                                          (64, 128, 64, 8, 2),
                                                          (32, 64, 32, 4, 4),
                                                          (16, 64, 16, 4, 4))],
+        # the same key blocks without the dQ pass (dQ by atomics)
+        "attention bwd atomic fp16": [dict(BLOCK_M1=m1, BLOCK_N1=n1, num_warps=w, num_stages=st)
+                                      for m1, n1, w, st in ((32, 128, 4, 5), (32, 128, 8, 3),
+                                                            (64, 128, 8, 3), (64, 128, 8, 2),
+                                                            (64, 64, 4, 3), (32, 64, 4, 4))],
         # the grouped-GEMM tutorial's tiles, one or two programs per SM
         "grouped gemm fp16": [dict(BLOCK_M=m, BLOCK_N=n, BLOCK_K=k, NUM_PROGRAMS=p,
                                    num_warps=w, num_stages=st)
@@ -474,6 +497,8 @@ _MM_TILE = [dict(BLOCK_M=m, BLOCK_N=n, BLOCK_K=64, num_warps=8, num_stages=st, o
 _ATTN_BWD_TILE = [dict(BLOCK_M1=m1, BLOCK_N1=128, BLOCK_M2=128, BLOCK_N2=n2, num_warps=8,
                        num_stages=3, **knob) for m1, n2 in ((64, 64), (32, 32))
                   for knob in ({"occupancy": 1}, WORKER_WARPS)]
+_ATTN_BWD_ATOMIC_TILE = [dict(BLOCK_M1=m1, BLOCK_N1=128, num_warps=8, num_stages=3, **knob)
+                         for m1 in (64, 32) for knob in ({"occupancy": 1}, WORKER_WARPS)]
 # The norms at 4 worker warps (a reduction kernel takes num_warps as its worker warps): the
 # default 8 leave 48 registers a thread (docs/gpu_perf_notes.md); 4 at higher occupancy hints.
 _NORM_TILE = [dict(num_warps=4)] + [dict(num_warps=4, occupancy=o) for o in (8, 16)]
@@ -486,7 +511,8 @@ _DESC_TILE = [dict(num_warps=w, num_stages=4, **occ) for w in (4, 8)
 TILE_ONLY = {"matmul TMA fp16": _DESC_TILE, "matmul desc fp16": _DESC_TILE,
              "matmul fp16": _MM_TILE, "matmul bf16": _MM_TILE,
              "matmul fp8 e4m3": _MM_FP8_TILE, "matmul fp8 e4m3 B K-major": _MM_FP8_TILE,
-             "attention bwd fp16": _ATTN_BWD_TILE, "softmax fp16": _NORM_TILE,
+             "attention bwd fp16": _ATTN_BWD_TILE,
+             "attention bwd atomic fp16": _ATTN_BWD_ATOMIC_TILE, "softmax fp16": _NORM_TILE,
              "softmax bf16": _NORM_TILE, "layer norm fp16": _NORM_TILE}
 _NORM = [dict(num_warps=w, num_stages=st) for w in (4, 8, 16) for st in (1, 2, 3)]
 STOCK_ONLY = {"softmax fp16": _NORM, "softmax bf16": _NORM, "layer norm fp16": _NORM,
@@ -582,7 +608,9 @@ def cases(t: Tensors, quick: bool, only) -> List[Callable[[], Case]]:
         "attention": [lambda: attention(t, 1 if q else 4, 4 if q else 32, 1024 if q else 4096,
                                         128)],
         "attention_bwd": [lambda: attention_bwd(t, 1 if q else 4, 4 if q else 32,
-                                                1024 if q else 4096, 128)],
+                                                1024 if q else 4096, 128),
+                          lambda: attention_bwd(t, 1 if q else 4, 4 if q else 32,
+                                                1024 if q else 4096, 128, atomic=True)],
         "grouped_gemm": [lambda: grouped_gemm(t, (256, 512, 768, 1024) if q else
                                               (1024, 2048, 3072, 4096)),
                          lambda: grouped_gemm(t, (256, 512, 768, 1024) if q else
@@ -653,16 +681,21 @@ def launcher(case: Case, stock: bool) -> Callable[[tuple, dict], object]:
 
     steps = [(b.kernel, b.grid, b.args, b.meta) for b in case.before]
     steps.append((case.kernel, None, case.args, None))
+    steps += [(b.kernel, b.grid, b.args, b.meta) for b in case.after]
     if stock:
         steps = [(ptx_gpu.twin_of(k), g, [ptx_gpu.arg_to_stock(a) for a in args], m)
                  for k, g, args, m in steps]
     tile = {} if stock else {"enable_tile": True}
+    main = len(case.before)
 
     def launch(grid, meta):
-        for k, g, args, m in steps[:-1]:
+        for k, g, args, m in steps[:main]:
             k[g](*args, **tile, **m)
-        k, _, args, _ = steps[-1]
-        return k[grid](*args, **tile, **meta)
+        k, _, args, _ = steps[main]
+        compiled = k[grid](*args, **tile, **meta)
+        for k, g, args, m in steps[main + 1:]:
+            k[g](*args, **tile, **m)
+        return compiled
 
     return launch
 
@@ -758,7 +791,7 @@ def main(args) -> int:
             for extra in tile_variants(c):
                 meta = dict(c.meta, **{k: v for k, v in extra.items() if k != "env"})
                 with _Env(extra.get("env", {})):
-                    for b in c.before:
+                    for b in c.before + c.after:
                         b.kernel.warmup(*b.args, grid=b.grid, enable_tile=True, **b.meta)
                     k = c.kernel.warmup(*c.args, grid=c.grid, enable_tile=True, **meta)
                 print(f"  {c.name:20s} {c.label:22s} {str(extra):18s} -> {k.metadata.path} "

@@ -21,6 +21,12 @@ vanish (a zero dO row or key row contributes nothing), and their results are not
 N_CTX need not be a multiple of the block sizes. The fused-attention tutorial of Triton counts
 the backward as 2.5 times the forward's flops.
 
+The second pass recomputes Q K^T and dO V^T for dQ: 7 matmuls per pair of blocks. The
+atomic form (`attention_bwd(..., atomic=True)`, FlashAttention-2's own) makes 5: the key
+block's program also forms dS K and adds it to a float32 dQ accumulator with atomics
+(attn_bwd_atomic_kernel), which its preprocess zeroes and a last launch scales into dQ. Its dQ
+sums its terms in whatever order the programs run.
+
     python examples/fused_attention_bwd.py
 """
 
@@ -71,6 +77,112 @@ def _bwd_dk_dv(dk, dv, k, v, q_base, do_base, m_base, delta_base, stride_tok, st
         dst = pt * (dpt - delta[None, :])
         dk = tl.dot(dst.to(qt.dtype), tl.trans(qt), dk)
     return dk, dv
+
+
+@triton.jit
+def attn_bwd_preprocess_acc_kernel(O, DO, Delta, DQ_ACC, stride_z, stride_h, stride_tok,
+                                   stride_d, H, N_CTX, HEAD_DIM: tl.constexpr,
+                                   BLOCK_M: tl.constexpr):
+    """attn_bwd_preprocess_kernel, and zeroes the rows' float32 dQ accumulator
+    (DQ_ACC: [Z * H, N_CTX, HEAD_DIM], dense)."""
+    start_m = tl.program_id(0)
+    off_hz = tl.program_id(1)
+    base = (off_hz // H).to(tl.int64) * stride_z + (off_hz % H).to(tl.int64) * stride_h
+    rows = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = tl.arange(0, HEAD_DIM)
+    row_ok = rows < N_CTX
+    offs = base + rows[:, None] * stride_tok + cols[None, :] * stride_d
+    o = tl.load(O + offs, mask=row_ok[:, None], other=0.0).to(tl.float32)
+    do = tl.load(DO + offs, mask=row_ok[:, None], other=0.0).to(tl.float32)
+    tl.store(Delta + off_hz * N_CTX + rows, tl.sum(o * do, 1), mask=row_ok)
+    acc = DQ_ACC + off_hz.to(tl.int64) * N_CTX * HEAD_DIM
+    tl.store(acc + rows[:, None] * HEAD_DIM + cols[None, :],
+             tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32), mask=row_ok[:, None])
+
+
+@triton.jit
+def _bwd_dk_dv_dq(dk, dv, k, v, q_base, do_base, m_base, delta_base, acc_base, stride_tok,
+                  stride_d, qk_scale, lo, hi, N_CTX, offs_n, offs_d, BLOCK_M1: tl.constexpr,
+                  HEAD_DIM: tl.constexpr, CAUSAL_MASK: tl.constexpr):
+    """_bwd_dk_dv, and each query block's dS K added to the dQ accumulator."""
+    for start_m in range(lo, hi, BLOCK_M1):
+        start_m = tl.multiple_of(start_m, BLOCK_M1)
+        offs_m = start_m + tl.arange(0, BLOCK_M1)
+        row_ok = offs_m < N_CTX
+        qt = tl.load(q_base + offs_m[None, :] * stride_tok + offs_d[:, None] * stride_d,
+                     mask=row_ok[None, :], other=0.0)
+        m = tl.load(m_base + offs_m, mask=row_ok, other=0.0)
+        pt = tl.math.exp2(tl.dot(k, qt) * qk_scale - m[None, :])
+        if CAUSAL_MASK:
+            pt = tl.where(offs_m[None, :] >= offs_n[:, None], pt, 0.0)
+        do = tl.load(do_base + offs_m[:, None] * stride_tok + offs_d[None, :] * stride_d,
+                     mask=row_ok[:, None], other=0.0)
+        dv = tl.dot(pt.to(do.dtype), do, dv)
+        delta = tl.load(delta_base + offs_m, mask=row_ok, other=0.0)
+        dpt = tl.dot(v, tl.trans(do))
+        dst = (pt * (dpt - delta[None, :])).to(qt.dtype)
+        dk = tl.dot(dst, tl.trans(qt), dk)
+        # padded keys: their rows of k are zero, so their dS terms add nothing
+        dq = tl.dot(tl.trans(dst), k)  # [BLOCK_M1, HEAD_DIM]
+        tl.atomic_add(acc_base + offs_m[:, None] * HEAD_DIM + offs_d[None, :], dq,
+                      mask=row_ok[:, None], sem="relaxed")
+    return dk, dv
+
+
+@triton.jit
+def attn_bwd_atomic_kernel(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, M, Delta,
+                           stride_z, stride_h, stride_tok, stride_d, H, N_CTX,
+                           HEAD_DIM: tl.constexpr, BLOCK_M1: tl.constexpr,
+                           BLOCK_N1: tl.constexpr, CAUSAL: tl.constexpr):
+    """attn_bwd_kernel's first half, with dQ's terms added to DQ_ACC (float32, unscaled)."""
+    tl.static_assert(BLOCK_N1 % BLOCK_M1 == 0)  # the causal diagonal in whole query blocks
+    pid = tl.program_id(0)
+    off_hz = tl.program_id(1)
+    base = (off_hz // H).to(tl.int64) * stride_z + (off_hz % H).to(tl.int64) * stride_h
+    q_base, k_base, v_base, do_base = Q + base, K + base, V + base, DO + base
+    m_base = M + off_hz * N_CTX
+    delta_base = Delta + off_hz * N_CTX
+    acc_base = DQ_ACC + off_hz.to(tl.int64) * N_CTX * HEAD_DIM
+    offs_d = tl.arange(0, HEAD_DIM)
+    qk_scale = sm_scale * 1.4426950408889634
+    start_n = pid * BLOCK_N1
+    offs_n = start_n + tl.arange(0, BLOCK_N1)
+    key_ok = offs_n < N_CTX
+    kv_offs = offs_n[:, None] * stride_tok + offs_d[None, :] * stride_d
+    k = tl.load(k_base + kv_offs, mask=key_ok[:, None], other=0.0)
+    v = tl.load(v_base + kv_offs, mask=key_ok[:, None], other=0.0)
+    dk = tl.zeros([BLOCK_N1, HEAD_DIM], dtype=tl.float32)
+    dv = tl.zeros([BLOCK_N1, HEAD_DIM], dtype=tl.float32)
+    if CAUSAL:
+        dk, dv = _bwd_dk_dv_dq(dk, dv, k, v, q_base, do_base, m_base, delta_base, acc_base,
+                               stride_tok, stride_d, qk_scale, start_n, start_n + BLOCK_N1,
+                               N_CTX, offs_n, offs_d, BLOCK_M1, HEAD_DIM, True)
+        dk, dv = _bwd_dk_dv_dq(dk, dv, k, v, q_base, do_base, m_base, delta_base, acc_base,
+                               stride_tok, stride_d, qk_scale, start_n + BLOCK_N1, N_CTX,
+                               N_CTX, offs_n, offs_d, BLOCK_M1, HEAD_DIM, False)
+    else:
+        dk, dv = _bwd_dk_dv_dq(dk, dv, k, v, q_base, do_base, m_base, delta_base, acc_base,
+                               stride_tok, stride_d, qk_scale, 0, N_CTX, N_CTX, offs_n,
+                               offs_d, BLOCK_M1, HEAD_DIM, False)
+    tl.store(DV + base + kv_offs, dv.to(DV.dtype.element_ty), mask=key_ok[:, None])
+    tl.store(DK + base + kv_offs, (dk * sm_scale).to(DK.dtype.element_ty),
+             mask=key_ok[:, None])
+
+
+@triton.jit
+def attn_bwd_dq_kernel(DQ_ACC, DQ, sm_scale, stride_z, stride_h, stride_tok, stride_d, H, N_CTX,
+                       HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr):
+    """dQ = sm_scale * DQ_ACC, in DQ's type and layout."""
+    start_m = tl.program_id(0)
+    off_hz = tl.program_id(1)
+    base = (off_hz // H).to(tl.int64) * stride_z + (off_hz % H).to(tl.int64) * stride_h
+    rows = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = tl.arange(0, HEAD_DIM)
+    row_ok = rows < N_CTX
+    acc = tl.load(DQ_ACC + off_hz.to(tl.int64) * N_CTX * HEAD_DIM + rows[:, None] * HEAD_DIM
+                  + cols[None, :], mask=row_ok[:, None], other=0.0)
+    tl.store(DQ + base + rows[:, None] * stride_tok + cols[None, :] * stride_d,
+             (acc * sm_scale).to(DQ.dtype.element_ty), mask=row_ok[:, None])
 
 
 @triton.jit
@@ -164,10 +276,11 @@ def _strides(x):
 
 
 def attention_bwd(q, k, v, o, m, do, causal, sm_scale, block_m1=16, block_n1=32,
-                  block_m2=32, block_n2=16):
+                  block_m2=32, block_n2=16, atomic=False):
     """dQ, dK, dV for [Z, H, N_CTX, HEAD_DIM] numpy arrays of one layout; m: [Z, H, N_CTX]
     fp32, the forward's base-2 log-sum-exp. Returns (dq, dk, dv, delta, compiled main kernel).
-    Every output starts poisoned with NaN: each element must be written."""
+    Every output starts poisoned with NaN: each element must be written. `atomic`: the
+    5-matmul form (block_m2 and block_n2 unused)."""
     Z, H, n_ctx, head_dim = q.shape
     assert k.shape == v.shape == o.shape == do.shape == q.shape and head_dim in (16, 32, 64, 128)
     st = _strides(q)
@@ -175,6 +288,17 @@ def attention_bwd(q, k, v, o, m, do, causal, sm_scale, block_m1=16, block_n1=32,
     dq, dk, dv = (np.full_like(q, np.nan) for _ in range(3))
     delta = np.full((Z, H, n_ctx), np.nan, dtype=np.float32)
     pre_m = 32
+    if atomic:
+        acc = np.full((Z * H, n_ctx, head_dim), np.nan, dtype=np.float32)
+        grid = (triton.cdiv(n_ctx, pre_m), Z * H)
+        attn_bwd_preprocess_acc_kernel[grid](o, do, delta, acc, *st, H, n_ctx,
+                                             HEAD_DIM=head_dim, BLOCK_M=pre_m)
+        compiled = attn_bwd_atomic_kernel[(triton.cdiv(n_ctx, block_n1), Z * H)](
+            q, k, v, sm_scale, do, acc, dk, dv, m, delta, *st, H, n_ctx, HEAD_DIM=head_dim,
+            BLOCK_M1=block_m1, BLOCK_N1=block_n1, CAUSAL=causal)
+        attn_bwd_dq_kernel[grid](acc, dq, sm_scale, *st, H, n_ctx, HEAD_DIM=head_dim,
+                                 BLOCK_M=pre_m)
+        return dq, dk, dv, delta, compiled
     attn_bwd_preprocess_kernel[(triton.cdiv(n_ctx, pre_m), Z * H)](
         o, do, delta, *st, H, n_ctx, HEAD_DIM=head_dim, BLOCK_M=pre_m)
     compiled = attn_bwd_kernel[(triton.cdiv(n_ctx, block_n1), Z * H)](

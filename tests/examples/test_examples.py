@@ -89,6 +89,19 @@ def test_fused_attention_bwd(causal, z, h, n_ctx, d, blocks, rng):
                f"attention bwd Z={z} H={h} N={n_ctx} D={d} causal={causal} {blocks}")
 
 
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("z, h, n_ctx, d, blocks", [
+    (1, 2, 100, 32, {}), (2, 1, 67, 16, dict(block_m1=32, block_n1=32)),
+    (1, 1, 150, 64, dict(block_m1=16, block_n1=64))])
+def test_fused_attention_bwd_atomic(causal, z, h, n_ctx, d, blocks, rng):
+    """The 5-matmul form: dQ's terms added with atomics to a float32 accumulator that
+    starts as NaN (its preprocess must zero it), against float64 on fresh inputs."""
+    seed = int(rng.integers(1 << 31))
+    _assert_ok(load("fused_attention_bwd").check(z, h, n_ctx, d, causal=causal, seed=seed,
+                                                 atomic=True, **blocks),
+               f"attention bwd atomic Z={z} H={h} N={n_ctx} D={d} causal={causal} {blocks}")
+
+
 @pytest.mark.cpu_only("the pointer tables hold host addresses")
 @pytest.mark.parametrize("even", [False, True])
 @pytest.mark.parametrize("num_programs, blocks", [
