@@ -177,6 +177,10 @@ class Knobs(types.ModuleType):
                            "tensor maps tileiras builds mid-kernel; off by default: such a "
                            "kernel hung on driver 580.159 (H100) with tileiras 13.4 "
                            "(docs/gpu_chain.md)", changes_code=True)
+    view_reductions = _Env("TRITON_TILE_VIEW_REDUCTIONS", _parse_bool, True,
+                           "0: relaxed atomics whose old values are unused stay read-modify-"
+                           "writes of pointer tiles instead of reductions through views "
+                           "(atomic_red_view_tko; for comparisons)", changes_code=True)
     worker_warps = _Env("TRITON_TILE_WORKER_WARPS", _choice("auto", "on", "off"), "auto",
                         "num_warps (4 or 8) as Tile IR's num_worker_warps_per_cta hint: auto = "
                         "for kernels with reductions, a dot in nested loops, a loop of "

@@ -34,7 +34,7 @@ bool isAccess(const Operation &op) {
   return n == "cuda_tile.load_view_tko" || n == "cuda_tile.store_view_tko" ||
          n == "cuda_tile.load_ptr_tko" || n == "cuda_tile.store_ptr_tko" ||
          n == "cuda_tile.atomic_rmw_tko" || n == "cuda_tile.atomic_cas_tko" ||
-         (n == "cuda_tile.print" && op.numResults() == 1);
+         n == "cuda_tile.atomic_red_view_tko" || (n == "cuda_tile.print" && op.numResults() == 1);
 }
 
 bool isRead(const Operation &op) {

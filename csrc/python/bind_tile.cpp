@@ -46,6 +46,7 @@ void bindTile(py::module_ &m) {
       .def_readwrite("loop_vector_views", &TileOptions::loopVectorViews)
       .def_readwrite("allow_tma", &TileOptions::allowTma)
       .def_readwrite("kernel_tma_maps", &TileOptions::kernelTmaMaps)
+      .def_readwrite("view_reductions", &TileOptions::viewReductions)
       .def_readwrite("worker_warps", &TileOptions::workerWarps)
       .def_readwrite("worker_warps_auto", &TileOptions::workerWarpsAuto)
       .def_readwrite("guard_views", &TileOptions::guardViews)

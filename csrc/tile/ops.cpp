@@ -452,6 +452,26 @@ void registerMemory() {
     }
     p << tokenSuffix(g[3], p) << " : " << typesOf(main) << " -> " << resultTypes(op);
   });
+  // operands: view, indices, value, token?
+  reg("atomic_red_view_tko", 0,
+      base(2, 11, 1,
+           [=](const Operation &op) -> std::string {
+             std::string m = segmentsMatch(4)(op);
+             if (!m.empty())
+               return m;
+             auto g = segmented(op);
+             return viewTileCheck(g[0][0]->type, g[2][0]->type);
+           }),
+      [](const Operation &op, Printer &p) {
+        auto g = segmented(op);
+        p << "atomic_red_view_tko" << memoryPrefix(op) << " " << p.name(g[0][0]) << "["
+          << p.operandList(g[1]) << "], "
+          << tile::spelling<tile::RmwMode>(static_cast<int>(op.intAttr("mode"))) << ", "
+          << p.name(g[2][0]) << tokenSuffix(g[3], p) << " : " << g[0][0]->type.str();
+        if (!g[1].empty())
+          p << ", " << typeStr(g[1][0]->type);
+        p << ", " << typeStr(g[2][0]->type) << " -> token";
+      });
   reg("atomic_cas_tko", 0, base(3, 5, 2, segmentsMatch(5)), [](const Operation &op, Printer &p) {
     auto g = segmented(op);
     std::vector<Value *> main;

@@ -214,6 +214,62 @@ def test_atomic_add_block_to_rows(rng):
 
 
 @triton.jit
+def _tile_reduction_kernel(X, Z, n_rows, OP: tl.constexpr, BLOCK_M: tl.constexpr,
+                           BLOCK_N: tl.constexpr):
+    """Each program adds (or maxes, ...) its [BLOCK_M, BLOCK_N] tile into rows of Z that
+    overlap other programs' (a shift of 8 rows a program, 3 shifts), rows below n_rows only,
+    relaxed and with the old values unread: a reduction through a view on the Tile path."""
+    pid = tl.program_id(0)
+    rm = tl.arange(0, BLOCK_M)
+    rn = tl.arange(0, BLOCK_N)
+    x = tl.load(X + pid * BLOCK_M * BLOCK_N + rm[:, None] * BLOCK_N + rn[None, :])
+    rows = (pid % 3) * 8 + rm
+    ptrs = Z + rows[:, None] * BLOCK_N + rn[None, :]
+    mask = rows[:, None] < n_rows
+    if OP == "add":
+        tl.atomic_add(ptrs, x, mask=mask, sem="relaxed")
+    elif OP == "max":
+        tl.atomic_max(ptrs, x, mask=mask, sem="relaxed")
+    elif OP == "min":
+        tl.atomic_min(ptrs, x, mask=mask, sem="relaxed")
+    elif OP == "and":
+        tl.atomic_and(ptrs, x, mask=mask, sem="relaxed")
+    elif OP == "or":
+        tl.atomic_or(ptrs, x, mask=mask, sem="relaxed")
+    else:
+        tl.atomic_xor(ptrs, x, mask=mask, sem="relaxed")
+
+
+@pytest.mark.parametrize("op, dtype", [("add", "float32"), ("add", "float16"), ("add", "int32"),
+                                       ("max", "int32"), ("min", "int64"), ("and", "int32"),
+                                       ("or", "int64"), ("xor", "int32")])
+def test_relaxed_tile_reductions(op, dtype, path, rng):
+    """Relaxed tile atomics whose old values are unread, from 7 programs into overlapping rows
+    (masked at a row count that cuts a tile), against numpy; on the Tile path they are
+    atomic_red_view_tko. Rows past the count keep their poison."""
+    bm, bn, nprog, n_rows = 16, 32, 7, 21
+    x = numpy_random((nprog, bm, bn), dtype, rng, low=-50, high=50)
+    start = numpy_random((40, bn), dtype, rng, low=-50, high=50)
+    z = start.copy()
+    k = _tile_reduction_kernel[(nprog,)](x, z, n_rows, OP=op, BLOCK_M=bm, BLOCK_N=bn)
+    want = to_f64(start) if is_float(dtype) else start.copy()
+    reduce = _NP_REDUCE[op]
+    for p in range(nprog):
+        r0 = (p % 3) * 8
+        r1 = min(r0 + bm, n_rows)
+        src = to_f64(x[p]) if is_float(dtype) else x[p]
+        want[r0:r1] = reduce(want[r0:r1], src[: r1 - r0])
+    if is_float(dtype):
+        # fp16: each of up to 3 adds rounds once, at most 0.0625 below 256 (half an ulp)
+        atol = 0.1875 if dtype == "float16" else 1e-4
+        assert_close(z, want, rtol=1e-5, atol=atol)
+    else:
+        assert_equal(z, want)
+    if path == "tile":
+        assert "atomic_red_view_tko" in k.asm["tileir"]
+
+
+@triton.jit
 def _scalar_atomic_kernel(Z, OLD):
     pid = tl.program_id(0)
     old = tl.atomic_add(Z, 1, mask=pid % 2 == 0)

@@ -75,6 +75,7 @@ def tile_options(options, alias_classes=(), arch=None, ttir_text: str = ""):
     o.index_views = knobs.index_views
     o.allow_tma = knobs.allow_tma
     o.kernel_tma_maps = knobs.tma_kernel_maps
+    o.view_reductions = knobs.view_reductions
     # Tile IR accepts 4 or 8 worker warps (NVIDIA's 13.4 backend forwards num_warps so).
     o.worker_warps = worker_warps(options)
     o.worker_warps_auto = knobs.worker_warps == "auto"

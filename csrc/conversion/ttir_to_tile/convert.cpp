@@ -48,6 +48,10 @@ void Converter::convertKernel(const Operation &func) {
   const Block &src = *func.region(0)->front();
   index_.top = &src;
   tallDot_ = hasTallDot(func);
+  const_cast<Operation &>(func).walk([&](Operation *op) {
+    for (const Value *v : op->operands)
+      read_.insert(v);
+  });
   guard_ = std::make_unique<LaunchGuard>(src);
   Block *dst = entry->region(0)->addBlock();
   b_.setInsertionPointToEnd(dst);

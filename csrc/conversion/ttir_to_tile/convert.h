@@ -49,6 +49,10 @@ struct TileOptions {
   // GEMM's tiles, Converter::tallDot_), and take no TMA there either; in the others they keep
   // it (off, the grouped GEMM ran 5x slower).
   bool kernelTmaMaps = false;
+  // A relaxed atomic read-modify-write whose old values are never read, through pointers that
+  // raise to a view, becomes a reduction through the view (atomic_red_view_tko: no result,
+  // 13.3). Off (TRITON_TILE_VIEW_REDUCTIONS=0): an atomic_rmw_tko over the pointer tile.
+  bool viewReductions = true;
   int workerWarps = 0; // num_worker_warps_per_cta entry hint when > 0 (4 or 8)
   // Only for kernels with reductions, a dot inside a loop inside a loop (persistent matmuls), a
   // loop of several dots, or (at 8) a dot accumulating more than 128x128 (Converter::

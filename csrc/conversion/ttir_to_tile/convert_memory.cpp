@@ -380,11 +380,56 @@ void Converter::atomicRmw(const Operation &o) {
     throw Unsupported{"atomics on " + elem.str() + " (Tile IR atomics take 32/64-bit integers)"};
   if (isFloat && width == 8)
     throw Unsupported{"atomics on " + elem.str()};
+  if (viewReduction(o, mode))
+    return;
   std::vector<Value *> ops = get(o.operands);
   std::vector<int64_t> seg = {1, 1, o.numOperands() > 2 ? 1 : 0, 0};
   Attrs a = memoryAttrs(seg, ordering(o.intAttr("sem")), scope(o.intAttr("scope")));
   a.emplace_back("mode", i32Attr(mode));
   bind(o, make("atomic_rmw_tko", ops, {o.result(0)->type, Type::token()}, a)->result(0));
+}
+
+bool Converter::viewReduction(const Operation &o, int mode) {
+  Type t = o.operand(1)->type;
+  if (!opts_.viewReductions || mode == tile::kXchg || read_.count(o.result(0)) ||
+      ordering(o.intAttr("sem")) != tile::kRelaxed || scope(o.intAttr("scope")) == tile::kSystem ||
+      !t.isTensor())
+    return false;
+  std::optional<ViewPlan> plan = viewPlanOrNote(o, t);
+  if (!plan)
+    return false;
+  const int sc = scope(o.intAttr("scope"));
+  branchOn(
+      opts_.guardViews ? planConditions(*plan) : nullptr, {},
+      [&]() -> std::vector<Value *> {
+        Value *guard;
+        Value *view = makeView(*plan, t.element(), Padding::None, guard);
+        branchOn(
+            accessGuard(o, *plan, guard), {},
+            [&]() -> std::vector<Value *> {
+              std::vector<Value *> ops = {view};
+              for (size_t d = 0; d < plan->tile.size(); ++d)
+                ops.push_back(constInt(0, i32()));
+              ops.push_back(get(o.operand(1)));
+              Attrs a = memoryAttrs({1, static_cast<int64_t>(plan->tile.size()), 1, 0},
+                                    tile::kRelaxed, sc);
+              a.emplace_back("mode", i32Attr(mode));
+              make("atomic_red_view_tko", ops, {Type::token()}, a);
+              return {};
+            },
+            [&]() -> std::vector<Value *> { return {}; });
+        return {};
+      },
+      [&]() -> std::vector<Value *> {
+        std::vector<Value *> ops = get(o.operands);
+        std::vector<int64_t> seg = {1, 1, o.numOperands() > 2 ? 1 : 0, 0};
+        Attrs a = memoryAttrs(seg, tile::kRelaxed, sc);
+        a.emplace_back("mode", i32Attr(mode));
+        make("atomic_rmw_tko", ops, {o.result(0)->type, Type::token()}, a);
+        return {};
+      });
+  note(o, true, "a reduction through tensor_view + partition_view");
+  return true;
 }
 
 void Converter::floatMinMax(const Operation &o, int mode) {

@@ -345,6 +345,11 @@ private:
   }
 
   void atomicRmw(const Operation &o);
+  // A relaxed read-modify-write of a tile whose old values no op reads, through pointers that
+  // raise to a view (planView): a reduction through the view, atomic_red_view_tko (no result;
+  // relaxed only, tile-block or device scope, no xchg; 13.3). Where the plan has conditions,
+  // the pointer form runs when they fail. False where it does not apply.
+  bool viewReduction(const Operation &o, int mode);
 
   // Float atomic max/min (Tile IR's atomics take integers), as Triton lowers them: on the
   // bits, max is a signed max where val >= 0 and an unsigned min elsewhere (negative floats
@@ -549,7 +554,8 @@ private:
   std::unordered_map<const Operation *, IndexPlan> indexPlans_;
   std::unordered_map<std::string, Value *> indexViews_;
   std::unordered_set<const Operation *> gatherOnly_; // box accesses of a loop's other version
-  std::unique_ptr<LaunchGuard> guard_;               // loops whose conditions the host decides
+  std::unordered_set<const Value *> read_; // every TTIR value some op reads (convertKernel)
+  std::unique_ptr<LaunchGuard> guard_;     // loops whose conditions the host decides
   Block *topBlock_ = nullptr;
   Operation *topAnchor_ = nullptr;
 };

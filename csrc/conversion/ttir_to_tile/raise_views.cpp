@@ -359,7 +359,7 @@ std::optional<ViewPlan> planView(const Operation &access, std::string &why) {
   const Value *mask = nullptr;
   if (access.is("tt.load") && access.numOperands() > 1)
     mask = access.operand(1);
-  if (access.is("tt.store") && access.numOperands() > 2)
+  if ((access.is("tt.store") || access.is("tt.atomic_rmw")) && access.numOperands() > 2)
     mask = access.operand(2);
   if (!ptr->type.isTensor()) {
     why = "scalar access";

@@ -61,7 +61,7 @@ struct ViewPlan {
   int64_t strideAlign = 1;
 };
 
-// Returns the plan for a tt.load / tt.store, or nullopt with `why` set.
+// Returns the plan for a tt.load / tt.store / tt.atomic_rmw, or nullopt with `why` set.
 std::optional<ViewPlan> planView(const Operation &access, std::string &why);
 
 } // namespace tt

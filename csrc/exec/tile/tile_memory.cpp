@@ -83,6 +83,16 @@ void storeView(Compiler &c, const Operation &op) {
   emitViewStore(c, op, a, val);
 }
 
+// operands: view, indices, value, token?
+void reduceView(Compiler &c, const Operation &op) {
+  auto g = segments(c, op, 4);
+  const Value *val = first(g[2]);
+  ViewAux *a = makeViewAux(c, op, first(g[0]), g[1], val);
+  if (c.checking())
+    emitCheckViewAccess(c, op, a, first(g[3]), resultToken(op), true, true);
+  emitViewReduce(c, op, a, val, static_cast<int>(op.intAttr("mode", -1)));
+}
+
 void loadPtr(Compiler &c, const Operation &op) {
   auto g = segments(c, op, 4);
   const Value *res = op.result(0);
@@ -147,6 +157,8 @@ bool emitTileMemory(Compiler &c, const Operation &op) {
     atomicRmw(c, op);
   else if (n == "atomic_cas_tko")
     atomicCas(c, op);
+  else if (n == "atomic_red_view_tko")
+    reduceView(c, op);
   else
     return false;
   return true;

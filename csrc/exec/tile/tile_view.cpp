@@ -1,4 +1,5 @@
-// Tile IR view kernels: make_tensor_view, load_view_tko and store_view_tko (see tile_view.h).
+// Tile IR view kernels: make_tensor_view, load_view_tko, store_view_tko and
+// atomic_red_view_tko (see tile_view.h).
 //
 // Rules:
 //  - a view access is a block copy: per row of its box (the lanes inside the view), one
@@ -10,11 +11,14 @@
 //    (mapped_memory.h);
 //  - loads fill lanes outside the box with the padding (0 without one) and never read them;
 //    stores skip them; rows of at least kStreamRowBytes into large arrays are written with
-//    non-temporal stores (memory_common.h), like the TTIR executor's contiguous stores.
+//    non-temporal stores (memory_common.h), like the TTIR executor's contiguous stores;
+//  - a reduction applies each lane inside the box as its own atomic (atomics.h), in lane
+//    order, after the streamed stores before it are settled.
 #include "exec/tile/tile_view.h"
 
 #include <cmath>
 
+#include "exec/kernels/atomics.h"
 #include "exec/kernels/memory_common.h"
 #include "exec/kernels/shared_emit.h"
 #include "exec/runtime/copy.h"
@@ -175,6 +179,24 @@ template <int ES> void viewStoreK(const Inst &I, Frame &F) {
     streamed(F);
 }
 
+// ---- atomic_red_view_tko ----
+
+template <int ES> void viewReduceK(const Inst &I, Frame &F) {
+  using T = typename Elem<ES>::T;
+  const ViewAux &a = *static_cast<const ViewAux *>(I.aux);
+  const ViewBox b = viewBox(a, F);
+  checkBox(I, F, a, b, Access::Atomic);
+  settleStreams(F);
+  const T *v = F.at<T>(I.in[0].off);
+  const bool vb = I.in[0].bcast;
+  const int64_t inner = b.step[a.rank - 1];
+  forEachRow(a, b, [&](uint64_t addr, int64_t lane, int64_t len) {
+    for (int64_t j = 0; j < len; ++j)
+      atomicRmw<T>(reinterpret_cast<T *>(addr + static_cast<uint64_t>(j * inner)), a.rmwOp,
+                   v[vb ? 0 : lane + j], a.dt, a.order);
+  });
+}
+
 void paddingBytes(Padding p, DType dt, std::array<char, 8> &out, bool &zero) {
   out.fill(0);
   zero = p == Padding::None || p == Padding::Zero || !isFloatDType(dt);
@@ -320,15 +342,37 @@ void emitViewLoad(Compiler &c, const Operation &op, ViewAux *a, const Value *res
   I.origin = c.pointerOrigin(op.operand(0));
 }
 
-void emitViewStore(Compiler &c, const Operation &op, ViewAux *a, const Value *val) {
+namespace {
+// A store or reduction of `val` through `view` (the op's view operand), run by `fn`.
+void emitViewWrite(Compiler &c, const Operation &op, ViewAux *a, const Value *val,
+                   const Value *view, KernelFn fn) {
   Ref v = c.ref(val, true);
-  Inst &I =
-      c.emit(pickBySize(a->es, viewStoreK<1>, viewStoreK<2>, viewStoreK<4>, viewStoreK<8>), op);
+  Inst &I = c.emit(fn, op);
   I.aux = a;
   I.in[0] = v;
   I.n = a->numel;
-  I.checked = !c.foreignPointer(op.operand(1));
-  I.origin = c.pointerOrigin(op.operand(1));
+  I.checked = !c.foreignPointer(view);
+  I.origin = c.pointerOrigin(view);
+}
+} // namespace
+
+void emitViewStore(Compiler &c, const Operation &op, ViewAux *a, const Value *val) {
+  emitViewWrite(c, op, a, val, op.operand(1),
+                pickBySize(a->es, viewStoreK<1>, viewStoreK<2>, viewStoreK<4>, viewStoreK<8>));
+}
+
+void emitViewReduce(Compiler &c, const Operation &op, ViewAux *a, const Value *val, int mode) {
+  // Tile IR's modes (and 0 .. xchg 9) are atomics.h's (and 1 .. xchg 10) minus one.
+  a->rmwOp = mode + 1;
+  a->dt = c.dtype(val);
+  a->order = __ATOMIC_RELAXED;
+  const bool isFloat = isFloatDType(a->dt);
+  if (a->rmwOp < kAnd || a->rmwOp >= kXchg)
+    c.fail(op, "atomic_red_view_tko: mode " + std::to_string(mode) + " is not a reduction");
+  if ((a->rmwOp == kFAdd) != isFloat || (isFloat && a->es == 1))
+    c.fail(op, std::string("atomic_red_view_tko: this mode does not apply to ") + dtypeName(a->dt));
+  emitViewWrite(c, op, a, val, op.operand(0),
+                pickBySize(a->es, viewReduceK<1>, viewReduceK<2>, viewReduceK<4>, viewReduceK<8>));
 }
 
 } // namespace tt::exec

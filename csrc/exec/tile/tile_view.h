@@ -27,6 +27,10 @@ struct ViewAux : Aux {
   bool forward = false;     // a forwarded load (Frame::fwdSlot)
   bool forwardRows = false; // ... read as a dot's A: evenly spaced rows too (Frame::fwdRowBytes)
   int memo = -1;            // ... read as a dot's B: its TileMemo id (tile_memo.h)
+  // A reduction through the view (atomic_red_view_tko): its atomics.h operation, element type
+  // and memory order.
+  int rmwOp = 0, order = 0;
+  DType dt = DType::F32;
   bool padZero = true;
   std::array<char, 8> pad{}; // the padding element
   uint32_t view = 0;         // the tensor_view register
@@ -146,5 +150,8 @@ ViewAux *makeViewAux(Compiler &c, const Operation &op, const Value *view,
                      const std::vector<Value *> &indices, const Value *tileValue);
 void emitViewLoad(Compiler &c, const Operation &op, ViewAux *a, const Value *res);
 void emitViewStore(Compiler &c, const Operation &op, ViewAux *a, const Value *val);
+// atomic_red_view_tko: each lane of `val` inside the view applied to memory by `mode` (Tile
+// IR's AtomicRMWMode) as a relaxed atomic; lanes outside are skipped.
+void emitViewReduce(Compiler &c, const Operation &op, ViewAux *a, const Value *val, int mode);
 
 } // namespace tt::exec
