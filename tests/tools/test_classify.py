@@ -119,6 +119,20 @@ def test_dot_configs_include_the_block_shapes_that_won_on_the_gpu(kernels_file, 
     assert all(c.num_warps == 8 for c in configs)  # 8 worker warps for a 128x256 accumulator
 
 
+def test_attention_backward_configs_include_the_winner(capsys):
+    """Attention backward with dQ by atomics won at BLOCK_M1 64, BLOCK_N1 128, 3 stages,
+    occupancy 1, 8 warps on both sides (H100, benchmarks/RESULTS.md, 2026-11-26 18:45)."""
+    rc, out = _json(capsys, os.path.join(ROOT, "examples", "fused_attention_bwd.py"), "--kernel",
+                    "attn_bwd_atomic_kernel")
+    assert rc == 0
+    k = out["kernels"][0]
+    assert k["class"] == "dot-related"
+    configs = _check_configs(k["autotune_configs"])
+    full = {(c.kwargs["BLOCK_M1"], c.kwargs["BLOCK_N1"], c.num_stages, c.occupancy, c.num_warps)
+            for c in configs}
+    assert (64, 128, 3, 1, 8) in full, full
+
+
 def test_one_kernel_per_class(kernels_file, capsys):
     rc, out = _json(capsys, kernels_file)
     assert rc == 0

@@ -647,10 +647,11 @@ def _dot_metas(kernel: Kernel, constexprs: Dict[str, Any]) -> List[Dict[str, Any
     1024^3, H100, 2026-11-26), then larger blocks 128x64x64, 128x128x64, 256x128x64 and
     128x256x64 (4096^3 and 8192^3 on the H100, 2026-11-26: stock Triton's tile, at 8 worker
     warps, 4 stages and occupancy 1), and fp8's 128x256x128 and 256x128x128 (K-major B, 4096^3
-    and 8192^3, H100, 2026-11-26, at the same knobs)."""
-    picks = {"M": (64, 128, 64, 64, 128, 128, 256, 128, 128, 256),
-             "N": (64, 64, 256, 64, 64, 128, 128, 256, 256, 128),
-             "K": (32, 32, 32, 64, 64, 64, 64, 64, 128, 128)}
+    and 8192^3, H100, 2026-11-26, at the same knobs); and 64x128 (BLOCK_M1 x BLOCK_N1: attention
+    backward with dQ by atomics, H100, 2026-11-26, 3 stages, occupancy 1)."""
+    picks = {"M": (64, 128, 64, 64, 128, 128, 256, 128, 128, 256, 64),
+             "N": (64, 64, 256, 64, 64, 128, 128, 256, 256, 128, 128),
+             "K": (32, 32, 32, 64, 64, 64, 64, 64, 128, 128, 64)}
     larger = [{} for _ in range(len(picks["M"]))]
     for name in _block_params(kernel):
         last = _block_dim(name)
