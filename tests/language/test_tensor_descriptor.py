@@ -395,13 +395,17 @@ def _desc_atomic_kernel(Z, V, OFFS, M, N, BM: tl.constexpr, BN: tl.constexpr,
         desc.atomic_xor(offs, v)
 
 
-@pytest.mark.parametrize("op", ["add", "max", "min", "and", "or", "xor"])
-def test_descriptor_atomics(op, rng):
+@pytest.mark.parametrize("op, dtype", [("add", "int32"), ("add", "float32"), ("max", "int32"),
+                                       ("min", "int32"), ("and", "int32"), ("or", "int32"),
+                                       ("xor", "int32")])
+def test_descriptor_atomics(op, dtype, path, rng):
+    """Blocks at in-range, clipped and negative offsets; on the Tile path a reduction through
+    a view where the offsets are not negative, pointer atomics where they are."""
     m, n, bm, bn = 13, 21, 8, 16
     offsets = [(0, 0), (3, 5), (-4, 9), (9, -7), (5, 5), (12, 20), (-8, -16)]
-    dtype = "int32"
-    z = numpy_random((m, n), dtype, rng, low=-1000, high=1000)
-    v = numpy_random((len(offsets), bm, bn), dtype, rng, low=-1000, high=1000)
+    # (float32: integers, so every sum is exact whatever the order)
+    z = numpy_random((m, n), "int32", rng, low=-1000, high=1000).astype(dtype)
+    v = numpy_random((len(offsets), bm, bn), "int32", rng, low=-1000, high=1000).astype(dtype)
     ref = z.copy()
     fn = {"add": np.add, "max": np.maximum, "min": np.minimum, "and": np.bitwise_and,
           "or": np.bitwise_or, "xor": np.bitwise_xor}[op]
@@ -412,8 +416,10 @@ def test_descriptor_atomics(op, rng):
         store_block(covered, o, np.ones((bm, bn), bool))
         ref = np.where(covered, fn(ref, part), ref)
     offs = np.array(offsets, dtype=np.int32)
-    _desc_atomic_kernel[(len(offsets),)](z, v, offs, m, n, BM=bm, BN=bn, OP=op)
+    k = _desc_atomic_kernel[(len(offsets),)](z, v, offs, m, n, BM=bm, BN=bn, OP=op)
     assert_equal(z, ref)
+    if path == "tile":
+        assert "atomic_red_view_tko" in k.asm["tileir"]
 
 
 @triton.jit

@@ -272,9 +272,30 @@ struct Test {
   SExprPtr c, bound;
 };
 
-// Collects bounds tests `c + arange_d < bound` from a conjunction, per dimension.
+// The one dimension d of an index `c + arange_d` (coefficient 1), or -1 with `why` set.
+int arangeDim(const Affine &a, std::string &why) {
+  int dim = -1;
+  for (size_t d = 0; d < a.coef.size(); ++d) {
+    if (!a.coef[d])
+      continue;
+    int64_t one;
+    if (dim >= 0 || !sIsConst(a.coef[d], one) || one != 1) {
+      why = "mask index is not `offset + arange`";
+      return -1;
+    }
+    dim = static_cast<int>(d);
+  }
+  if (dim < 0)
+    why = "mask does not depend on the tile index";
+  return dim;
+}
+
+// Collects bounds tests `c + arange_d < bound` from a conjunction, per dimension. With
+// `lowerBounds`, a test `c + arange_d >= lo` (or `lo <= c + arange_d`) holds for every lane
+// exactly when lo <= c: that becomes one of the plan's conditions (the pointer form runs when
+// it fails), as a tensor descriptor's atomics test their lanes against 0.
 bool decomposeMask(const Value *m, std::vector<std::optional<Test>> &tests, std::string &why,
-                   int depth = 0) {
+                   bool lowerBounds, int depth = 0) {
   size_t rank = m->type.shape().size();
   const Operation *op = m->def;
   if (!op) {
@@ -282,12 +303,12 @@ bool decomposeMask(const Value *m, std::vector<std::optional<Test>> &tests, std:
     return false;
   }
   if (op->is("arith.andi")) {
-    return decomposeMask(op->operand(0), tests, why, depth + 1) &&
-           decomposeMask(op->operand(1), tests, why, depth + 1);
+    return decomposeMask(op->operand(0), tests, why, lowerBounds, depth + 1) &&
+           decomposeMask(op->operand(1), tests, why, lowerBounds, depth + 1);
   }
   if (op->is("tt.broadcast") || op->is("tt.expand_dims")) {
     std::vector<std::optional<Test>> inner(op->operand(0)->type.shape().size());
-    if (!decomposeMask(op->operand(0), inner, why, depth + 1))
+    if (!decomposeMask(op->operand(0), inner, why, lowerBounds, depth + 1))
       return false;
     size_t axis = op->is("tt.expand_dims") ? static_cast<size_t>(op->intAttr("axis")) : rank;
     for (size_t d = 0, k = 0; d < rank; ++d) {
@@ -313,9 +334,10 @@ bool decomposeMask(const Value *m, std::vector<std::optional<Test>> &tests, std:
   if (op->is("arith.cmpi")) {
     int64_t pred = op->intAttr("predicate");
     const Value *idx = op->operand(0), *bound = op->operand(1);
-    if (pred == 4) // sgt: bound > idx
+    const bool lower = lowerBounds && gConditions && (pred == 5 || pred == 3);
+    if (pred == 4 || pred == 3) // sgt: bound > idx; sle: lo <= idx
       std::swap(idx, bound);
-    else if (pred != 2) {
+    else if (pred != 2 && !lower) {
       why = "mask is not a `<` bounds test";
       return false;
     }
@@ -326,19 +348,15 @@ bool decomposeMask(const Value *m, std::vector<std::optional<Test>> &tests, std:
       why = "mask bound varies across the tile";
       return false;
     }
-    int dim = -1;
-    for (size_t d = 0; d < a.coef.size(); ++d) {
-      if (!a.coef[d])
-        continue;
-      int64_t one;
-      if (dim >= 0 || !sIsConst(a.coef[d], one) || one != 1) {
-        why = "mask index is not `offset + arange`";
-        return false;
-      }
-      dim = static_cast<int>(d);
+    int dim = arangeDim(a, why);
+    if (dim < 0)
+      return false;
+    if (lower) {
+      gConditions->emplace_back(b.scalar ? b.scalar : sConst(0), a.scalar ? a.scalar : sConst(0));
+      return true;
     }
-    if (dim < 0) {
-      why = "mask does not depend on the tile index";
+    if (pred == 3) {
+      why = "mask is not a `<` bounds test";
       return false;
     }
     if (tests[dim]) {
@@ -388,7 +406,7 @@ std::optional<ViewPlan> planView(const Operation &access, std::string &why) {
   plan.extents.assign(rank, nullptr);
   if (mask) {
     std::vector<std::optional<Test>> tests(rank);
-    if (!decomposeMask(mask, tests, why))
+    if (!decomposeMask(mask, tests, why, access.is("tt.atomic_rmw")))
       return std::nullopt;
     for (size_t d = 0; d < rank; ++d)
       if (tests[d])
