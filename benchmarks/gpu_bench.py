@@ -271,14 +271,16 @@ def _attn_forward(q, k, v, scale):
     return o, m
 
 
-def attention_bwd(t: Tensors, z: int, h: int, n_ctx: int, d: int, atomic: bool = False) -> Case:
+def attention_bwd(t: Tensors, z: int, h: int, n_ctx: int, d: int, atomic: bool = False,
+                  persistent: bool = False) -> Case:
     """The backward of the forward row (examples/fused_attention_bwd.py). One launch is the
     whole backward: the preprocess (Delta = rowsum(O * dO), a `before` launch), then the dK/dV
     + dQ kernel. O and M come from torch in fp32 (the row does not depend on our forward); the
     reference and torch's column are scaled_dot_product_attention's backward (autograd.grad of
     its output, the graph kept). flops: 2.5x the forward's, as Triton's tutorial counts.
     `atomic`: the 5-matmul form (attn_bwd_atomic_kernel), its preprocess zeroing a float32 dQ
-    accumulator and a launch after it scaling that into dQ."""
+    accumulator and a launch after it scaling that into dQ; `persistent`: its persistent
+    kernel, 132 programs (an H100's SMs) looping over the key blocks of every head."""
     mod = example("fused_attention_bwd")
     shape = (z, h, n_ctx, d)
     q, k, v, do = (t.randn(shape, "float16") for _ in range(4))
@@ -322,6 +324,15 @@ def attention_bwd(t: Tensors, z: int, h: int, n_ctx: int, d: int, atomic: bool =
                       pre.meta)
         meta = {"HEAD_DIM": d, "BLOCK_M1": 64, "BLOCK_N1": 128, "CAUSAL": False,
                 "num_warps": 8, "num_stages": 3}
+        if persistent:
+            meta["NUM_PROGRAMS"] = 132
+            return Case("attention bwd atomic persistent fp16", f"B{z} H{h} L{n_ctx} D{d}",
+                        mod.attn_bwd_atomic_persistent_kernel, (132,),
+                        [q, k, v, scale, do, acc, dk, dv, m, delta, *st, h, n_ctx, z * h], meta,
+                        [dq, dk, dv, delta, acc], check, 1e-2,
+                        10.0 * z * h * n_ctx * n_ctx * d, "TFLOP/s",
+                        lambda meta: (meta["NUM_PROGRAMS"],), torch_fn, before=(pre,),
+                        after=(post,))
         return Case("attention bwd atomic fp16", f"B{z} H{h} L{n_ctx} D{d}",
                     mod.attn_bwd_atomic_kernel, (tt.cdiv(n_ctx, 128), z * h),
                     [q, k, v, scale, do, acc, dk, dv, m, delta, *st, h, n_ctx], meta,
@@ -391,6 +402,7 @@ TILE_OCCUPANCY = {"vector add fp32": [], "softmax fp16": [4, 16], "softmax bf16"
                   "matmul TMA fp16": [1], "matmul desc fp16": [1],
                   "attention fwd fp16": [2], "attention bwd fp16": [1, 2],
                   "attention bwd atomic fp16": [1, 2],
+                  "attention bwd atomic persistent fp16": [1],
                   "grouped gemm fp16": [1], "grouped gemm desc fp16": [1]}
 
 
@@ -455,6 +467,10 @@ TUNE = {"vector add fp32": [{"BLOCK_SIZE": 2048}, {"BLOCK_SIZE": 4096, "num_warp
                                       for m1, n1, w, st in ((32, 128, 4, 5), (32, 128, 8, 3),
                                                             (64, 128, 8, 3), (64, 128, 8, 2),
                                                             (64, 64, 4, 3), (32, 64, 4, 4))],
+        # one or two programs per SM
+        "attention bwd atomic persistent fp16": [
+            dict(BLOCK_M1=m1, BLOCK_N1=128, NUM_PROGRAMS=p, num_warps=8, num_stages=st)
+            for m1, p, st in ((64, 132, 3), (64, 264, 3), (64, 132, 2), (32, 132, 3))],
         # the grouped-GEMM tutorial's tiles, one or two programs per SM
         "grouped gemm fp16": [dict(BLOCK_M=m, BLOCK_N=n, BLOCK_K=k, NUM_PROGRAMS=p,
                                    num_warps=w, num_stages=st)
@@ -513,6 +529,8 @@ TILE_ONLY = {"matmul TMA fp16": _DESC_TILE, "matmul desc fp16": _DESC_TILE,
              "matmul fp8 e4m3": _MM_FP8_TILE, "matmul fp8 e4m3 B K-major": _MM_FP8_TILE,
              "attention bwd fp16": _ATTN_BWD_TILE,
              "attention bwd atomic fp16": _ATTN_BWD_ATOMIC_TILE, "softmax fp16": _NORM_TILE,
+             "attention bwd atomic persistent fp16": [
+                 dict(m, NUM_PROGRAMS=132, occupancy=1) for m in _ATTN_BWD_ATOMIC_TILE[:1]],
              "softmax bf16": _NORM_TILE, "layer norm fp16": _NORM_TILE}
 _NORM = [dict(num_warps=w, num_stages=st) for w in (4, 8, 16) for st in (1, 2, 3)]
 STOCK_ONLY = {"softmax fp16": _NORM, "softmax bf16": _NORM, "layer norm fp16": _NORM,
@@ -610,7 +628,10 @@ def cases(t: Tensors, quick: bool, only) -> List[Callable[[], Case]]:
         "attention_bwd": [lambda: attention_bwd(t, 1 if q else 4, 4 if q else 32,
                                                 1024 if q else 4096, 128),
                           lambda: attention_bwd(t, 1 if q else 4, 4 if q else 32,
-                                                1024 if q else 4096, 128, atomic=True)],
+                                                1024 if q else 4096, 128, atomic=True),
+                          lambda: attention_bwd(t, 1 if q else 4, 4 if q else 32,
+                                                1024 if q else 4096, 128, atomic=True,
+                                                persistent=True)],
         "grouped_gemm": [lambda: grouped_gemm(t, (256, 512, 768, 1024) if q else
                                               (1024, 2048, 3072, 4096)),
                          lambda: grouped_gemm(t, (256, 512, 768, 1024) if q else

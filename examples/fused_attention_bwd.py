@@ -25,7 +25,8 @@ The second pass recomputes Q K^T and dO V^T for dQ: 7 matmuls per pair of blocks
 atomic form (`attention_bwd(..., atomic=True)`, FlashAttention-2's own) makes 5: the key
 block's program also forms dS K and adds it to a float32 dQ accumulator with atomics
 (attn_bwd_atomic_kernel), which its preprocess zeroes and a last launch scales into dQ. Its dQ
-sums its terms in whatever order the programs run.
+sums its terms in whatever order the programs run. attn_bwd_atomic_persistent_kernel runs the
+same work items (a key block of a head) on a persistent grid, as cuDNN's backward does.
 
     python examples/fused_attention_bwd.py
 """
@@ -130,14 +131,12 @@ def _bwd_dk_dv_dq(dk, dv, k, v, q_base, do_base, m_base, delta_base, acc_base, s
 
 
 @triton.jit
-def attn_bwd_atomic_kernel(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, M, Delta,
-                           stride_z, stride_h, stride_tok, stride_d, H, N_CTX,
+def _attn_bwd_atomic_block(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, M, Delta, stride_z, stride_h,
+                           stride_tok, stride_d, H, N_CTX, off_hz, start_n,
                            HEAD_DIM: tl.constexpr, BLOCK_M1: tl.constexpr,
                            BLOCK_N1: tl.constexpr, CAUSAL: tl.constexpr):
-    """attn_bwd_kernel's first half, with dQ's terms added to DQ_ACC (float32, unscaled)."""
-    tl.static_assert(BLOCK_N1 % BLOCK_M1 == 0)  # the causal diagonal in whole query blocks
-    pid = tl.program_id(0)
-    off_hz = tl.program_id(1)
+    """dK, dV of the keys [start_n, start_n + BLOCK_N1) of batch-head off_hz, and their dQ
+    terms added to DQ_ACC (float32, unscaled)."""
     base = (off_hz // H).to(tl.int64) * stride_z + (off_hz % H).to(tl.int64) * stride_h
     q_base, k_base, v_base, do_base = Q + base, K + base, V + base, DO + base
     m_base = M + off_hz * N_CTX
@@ -145,7 +144,6 @@ def attn_bwd_atomic_kernel(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, M, Delta,
     acc_base = DQ_ACC + off_hz.to(tl.int64) * N_CTX * HEAD_DIM
     offs_d = tl.arange(0, HEAD_DIM)
     qk_scale = sm_scale * 1.4426950408889634
-    start_n = pid * BLOCK_N1
     offs_n = start_n + tl.arange(0, BLOCK_N1)
     key_ok = offs_n < N_CTX
     kv_offs = offs_n[:, None] * stride_tok + offs_d[None, :] * stride_d
@@ -167,6 +165,36 @@ def attn_bwd_atomic_kernel(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, M, Delta,
     tl.store(DV + base + kv_offs, dv.to(DV.dtype.element_ty), mask=key_ok[:, None])
     tl.store(DK + base + kv_offs, (dk * sm_scale).to(DK.dtype.element_ty),
              mask=key_ok[:, None])
+
+
+@triton.jit
+def attn_bwd_atomic_kernel(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, M, Delta,
+                           stride_z, stride_h, stride_tok, stride_d, H, N_CTX,
+                           HEAD_DIM: tl.constexpr, BLOCK_M1: tl.constexpr,
+                           BLOCK_N1: tl.constexpr, CAUSAL: tl.constexpr):
+    """attn_bwd_kernel's first half, with dQ's terms added to DQ_ACC (float32, unscaled): one
+    program per key block (axis 0) and batch-head (axis 1)."""
+    tl.static_assert(BLOCK_N1 % BLOCK_M1 == 0)  # the causal diagonal in whole query blocks
+    _attn_bwd_atomic_block(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, M, Delta, stride_z, stride_h,
+                           stride_tok, stride_d, H, N_CTX, tl.program_id(1),
+                           tl.program_id(0) * BLOCK_N1, HEAD_DIM, BLOCK_M1, BLOCK_N1, CAUSAL)
+
+
+@triton.jit
+def attn_bwd_atomic_persistent_kernel(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, M, Delta,
+                                      stride_z, stride_h, stride_tok, stride_d, H, N_CTX,
+                                      Z_H, HEAD_DIM: tl.constexpr, BLOCK_M1: tl.constexpr,
+                                      BLOCK_N1: tl.constexpr, CAUSAL: tl.constexpr,
+                                      NUM_PROGRAMS: tl.constexpr):
+    """attn_bwd_atomic_kernel as a persistent grid of NUM_PROGRAMS programs, each looping over
+    (batch-head, key block) work items, key blocks of one head adjacent (Z_H = Z * H)."""
+    tl.static_assert(BLOCK_N1 % BLOCK_M1 == 0)
+    n_blocks = tl.cdiv(N_CTX, BLOCK_N1)
+    for item in range(tl.program_id(0), n_blocks * Z_H, NUM_PROGRAMS):
+        _attn_bwd_atomic_block(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, M, Delta, stride_z,
+                               stride_h, stride_tok, stride_d, H, N_CTX, item // n_blocks,
+                               (item % n_blocks) * BLOCK_N1, HEAD_DIM, BLOCK_M1, BLOCK_N1,
+                               CAUSAL)
 
 
 @triton.jit
@@ -276,11 +304,12 @@ def _strides(x):
 
 
 def attention_bwd(q, k, v, o, m, do, causal, sm_scale, block_m1=16, block_n1=32,
-                  block_m2=32, block_n2=16, atomic=False):
+                  block_m2=32, block_n2=16, atomic=False, num_programs=0):
     """dQ, dK, dV for [Z, H, N_CTX, HEAD_DIM] numpy arrays of one layout; m: [Z, H, N_CTX]
     fp32, the forward's base-2 log-sum-exp. Returns (dq, dk, dv, delta, compiled main kernel).
     Every output starts poisoned with NaN: each element must be written. `atomic`: the
-    5-matmul form (block_m2 and block_n2 unused)."""
+    5-matmul form (block_m2 and block_n2 unused); with `num_programs`, its persistent kernel
+    on that many programs."""
     Z, H, n_ctx, head_dim = q.shape
     assert k.shape == v.shape == o.shape == do.shape == q.shape and head_dim in (16, 32, 64, 128)
     st = _strides(q)
@@ -293,9 +322,14 @@ def attention_bwd(q, k, v, o, m, do, causal, sm_scale, block_m1=16, block_n1=32,
         grid = (triton.cdiv(n_ctx, pre_m), Z * H)
         attn_bwd_preprocess_acc_kernel[grid](o, do, delta, acc, *st, H, n_ctx,
                                              HEAD_DIM=head_dim, BLOCK_M=pre_m)
-        compiled = attn_bwd_atomic_kernel[(triton.cdiv(n_ctx, block_n1), Z * H)](
-            q, k, v, sm_scale, do, acc, dk, dv, m, delta, *st, H, n_ctx, HEAD_DIM=head_dim,
-            BLOCK_M1=block_m1, BLOCK_N1=block_n1, CAUSAL=causal)
+        blocks = dict(HEAD_DIM=head_dim, BLOCK_M1=block_m1, BLOCK_N1=block_n1, CAUSAL=causal)
+        if num_programs:
+            compiled = attn_bwd_atomic_persistent_kernel[(num_programs,)](
+                q, k, v, sm_scale, do, acc, dk, dv, m, delta, *st, H, n_ctx, Z * H, **blocks,
+                NUM_PROGRAMS=num_programs)
+        else:
+            compiled = attn_bwd_atomic_kernel[(triton.cdiv(n_ctx, block_n1), Z * H)](
+                q, k, v, sm_scale, do, acc, dk, dv, m, delta, *st, H, n_ctx, **blocks)
         attn_bwd_dq_kernel[grid](acc, dq, sm_scale, *st, H, n_ctx, HEAD_DIM=head_dim,
                                  BLOCK_M=pre_m)
         return dq, dk, dv, delta, compiled

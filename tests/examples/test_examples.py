@@ -92,10 +92,15 @@ def test_fused_attention_bwd(causal, z, h, n_ctx, d, blocks, rng):
 @pytest.mark.parametrize("causal", [False, True])
 @pytest.mark.parametrize("z, h, n_ctx, d, blocks", [
     (1, 2, 100, 32, {}), (2, 1, 67, 16, dict(block_m1=32, block_n1=32)),
-    (1, 1, 150, 64, dict(block_m1=16, block_n1=64))])
+    (1, 1, 150, 64, dict(block_m1=16, block_n1=64)),
+    # persistent: fewer programs than work items (8), one program, more programs than items
+    (2, 2, 67, 16, dict(block_m1=16, block_n1=32, num_programs=3)),
+    (1, 2, 100, 32, dict(num_programs=1)),
+    (1, 1, 150, 64, dict(block_m1=16, block_n1=64, num_programs=7))])
 def test_fused_attention_bwd_atomic(causal, z, h, n_ctx, d, blocks, rng):
     """The 5-matmul form: dQ's terms added with atomics to a float32 accumulator that
-    starts as NaN (its preprocess must zero it), against float64 on fresh inputs."""
+    starts as NaN (its preprocess must zero it), against float64 on fresh inputs; one
+    program per key block and head, or a persistent grid."""
     seed = int(rng.integers(1 << 31))
     _assert_ok(load("fused_attention_bwd").check(z, h, n_ctx, d, causal=causal, seed=seed,
                                                  atomic=True, **blocks),
