@@ -40,8 +40,10 @@ LOG2E = 1.4426950408889634
 
 
 @triton.jit
-def attn_bwd_preprocess_kernel(O, DO, Delta, stride_z, stride_h, stride_tok, stride_d, H,
-                               N_CTX, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr):
+def _delta_rows(O, DO, Delta, stride_z, stride_h, stride_tok, stride_d, H, N_CTX,
+                HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr):
+    """Delta = rowsum(O * dO) for the program's BLOCK_M query rows; returns (off_hz, rows,
+    cols, row_ok)."""
     start_m = tl.program_id(0)
     off_hz = tl.program_id(1)
     base = (off_hz // H).to(tl.int64) * stride_z + (off_hz % H).to(tl.int64) * stride_h
@@ -52,13 +54,22 @@ def attn_bwd_preprocess_kernel(O, DO, Delta, stride_z, stride_h, stride_tok, str
     o = tl.load(O + offs, mask=row_ok[:, None], other=0.0).to(tl.float32)
     do = tl.load(DO + offs, mask=row_ok[:, None], other=0.0).to(tl.float32)
     tl.store(Delta + off_hz * N_CTX + rows, tl.sum(o * do, 1), mask=row_ok)
+    return off_hz, rows, cols, row_ok
 
 
 @triton.jit
-def _bwd_dk_dv(dk, dv, k, v, q_base, do_base, m_base, delta_base, stride_tok, stride_d,
-               qk_scale, lo, hi, N_CTX, offs_n, offs_d, BLOCK_M1: tl.constexpr,
-               CAUSAL_MASK: tl.constexpr):
-    """dK and dV of one key block over the query rows [lo, hi), BLOCK_M1 at a time."""
+def attn_bwd_preprocess_kernel(O, DO, Delta, stride_z, stride_h, stride_tok, stride_d, H,
+                               N_CTX, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr):
+    _delta_rows(O, DO, Delta, stride_z, stride_h, stride_tok, stride_d, H, N_CTX, HEAD_DIM,
+                BLOCK_M)
+
+
+@triton.jit
+def _bwd_dk_dv(dk, dv, k, v, q_base, do_base, m_base, delta_base, acc_base, stride_tok,
+               stride_d, qk_scale, lo, hi, N_CTX, offs_n, offs_d, BLOCK_M1: tl.constexpr,
+               HEAD_DIM: tl.constexpr, CAUSAL_MASK: tl.constexpr, ATOMIC_DQ: tl.constexpr):
+    """dK and dV of one key block over the query rows [lo, hi), BLOCK_M1 at a time; with
+    ATOMIC_DQ, each query block's dS K added to the float32 dQ accumulator at acc_base."""
     for start_m in range(lo, hi, BLOCK_M1):
         start_m = tl.multiple_of(start_m, BLOCK_M1)
         offs_m = start_m + tl.arange(0, BLOCK_M1)
@@ -75,8 +86,13 @@ def _bwd_dk_dv(dk, dv, k, v, q_base, do_base, m_base, delta_base, stride_tok, st
         dv = tl.dot(pt.to(do.dtype), do, dv)
         delta = tl.load(delta_base + offs_m, mask=row_ok, other=0.0)
         dpt = tl.dot(v, tl.trans(do))  # dP^T = V dO^T: [BLOCK_N1, BLOCK_M1]
-        dst = pt * (dpt - delta[None, :])
-        dk = tl.dot(dst.to(qt.dtype), tl.trans(qt), dk)
+        dst = (pt * (dpt - delta[None, :])).to(qt.dtype)
+        dk = tl.dot(dst, tl.trans(qt), dk)
+        if ATOMIC_DQ:
+            # padded keys: their rows of k are zero, so their dS terms add nothing
+            dq = tl.dot(tl.trans(dst), k)  # [BLOCK_M1, HEAD_DIM]
+            tl.atomic_add(acc_base + offs_m[:, None] * HEAD_DIM + offs_d[None, :], dq,
+                          mask=row_ok[:, None], sem="relaxed")
     return dk, dv
 
 
@@ -86,48 +102,11 @@ def attn_bwd_preprocess_acc_kernel(O, DO, Delta, DQ_ACC, stride_z, stride_h, str
                                    BLOCK_M: tl.constexpr):
     """attn_bwd_preprocess_kernel, and zeroes the rows' float32 dQ accumulator
     (DQ_ACC: [Z * H, N_CTX, HEAD_DIM], dense)."""
-    start_m = tl.program_id(0)
-    off_hz = tl.program_id(1)
-    base = (off_hz // H).to(tl.int64) * stride_z + (off_hz % H).to(tl.int64) * stride_h
-    rows = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
-    cols = tl.arange(0, HEAD_DIM)
-    row_ok = rows < N_CTX
-    offs = base + rows[:, None] * stride_tok + cols[None, :] * stride_d
-    o = tl.load(O + offs, mask=row_ok[:, None], other=0.0).to(tl.float32)
-    do = tl.load(DO + offs, mask=row_ok[:, None], other=0.0).to(tl.float32)
-    tl.store(Delta + off_hz * N_CTX + rows, tl.sum(o * do, 1), mask=row_ok)
+    off_hz, rows, cols, row_ok = _delta_rows(O, DO, Delta, stride_z, stride_h, stride_tok,
+                                             stride_d, H, N_CTX, HEAD_DIM, BLOCK_M)
     acc = DQ_ACC + off_hz.to(tl.int64) * N_CTX * HEAD_DIM
     tl.store(acc + rows[:, None] * HEAD_DIM + cols[None, :],
              tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32), mask=row_ok[:, None])
-
-
-@triton.jit
-def _bwd_dk_dv_dq(dk, dv, k, v, q_base, do_base, m_base, delta_base, acc_base, stride_tok,
-                  stride_d, qk_scale, lo, hi, N_CTX, offs_n, offs_d, BLOCK_M1: tl.constexpr,
-                  HEAD_DIM: tl.constexpr, CAUSAL_MASK: tl.constexpr):
-    """_bwd_dk_dv, and each query block's dS K added to the dQ accumulator."""
-    for start_m in range(lo, hi, BLOCK_M1):
-        start_m = tl.multiple_of(start_m, BLOCK_M1)
-        offs_m = start_m + tl.arange(0, BLOCK_M1)
-        row_ok = offs_m < N_CTX
-        qt = tl.load(q_base + offs_m[None, :] * stride_tok + offs_d[:, None] * stride_d,
-                     mask=row_ok[None, :], other=0.0)
-        m = tl.load(m_base + offs_m, mask=row_ok, other=0.0)
-        pt = tl.math.exp2(tl.dot(k, qt) * qk_scale - m[None, :])
-        if CAUSAL_MASK:
-            pt = tl.where(offs_m[None, :] >= offs_n[:, None], pt, 0.0)
-        do = tl.load(do_base + offs_m[:, None] * stride_tok + offs_d[None, :] * stride_d,
-                     mask=row_ok[:, None], other=0.0)
-        dv = tl.dot(pt.to(do.dtype), do, dv)
-        delta = tl.load(delta_base + offs_m, mask=row_ok, other=0.0)
-        dpt = tl.dot(v, tl.trans(do))
-        dst = (pt * (dpt - delta[None, :])).to(qt.dtype)
-        dk = tl.dot(dst, tl.trans(qt), dk)
-        # padded keys: their rows of k are zero, so their dS terms add nothing
-        dq = tl.dot(tl.trans(dst), k)  # [BLOCK_M1, HEAD_DIM]
-        tl.atomic_add(acc_base + offs_m[:, None] * HEAD_DIM + offs_d[None, :], dq,
-                      mask=row_ok[:, None], sem="relaxed")
-    return dk, dv
 
 
 @triton.jit
@@ -152,16 +131,16 @@ def _attn_bwd_atomic_block(Q, K, V, sm_scale, DO, DQ_ACC, DK, DV, M, Delta, stri
     dk = tl.zeros([BLOCK_N1, HEAD_DIM], dtype=tl.float32)
     dv = tl.zeros([BLOCK_N1, HEAD_DIM], dtype=tl.float32)
     if CAUSAL:
-        dk, dv = _bwd_dk_dv_dq(dk, dv, k, v, q_base, do_base, m_base, delta_base, acc_base,
-                               stride_tok, stride_d, qk_scale, start_n, start_n + BLOCK_N1,
-                               N_CTX, offs_n, offs_d, BLOCK_M1, HEAD_DIM, True)
-        dk, dv = _bwd_dk_dv_dq(dk, dv, k, v, q_base, do_base, m_base, delta_base, acc_base,
-                               stride_tok, stride_d, qk_scale, start_n + BLOCK_N1, N_CTX,
-                               N_CTX, offs_n, offs_d, BLOCK_M1, HEAD_DIM, False)
+        dk, dv = _bwd_dk_dv(dk, dv, k, v, q_base, do_base, m_base, delta_base, acc_base,
+                            stride_tok, stride_d, qk_scale, start_n, start_n + BLOCK_N1, N_CTX,
+                            offs_n, offs_d, BLOCK_M1, HEAD_DIM, True, True)
+        dk, dv = _bwd_dk_dv(dk, dv, k, v, q_base, do_base, m_base, delta_base, acc_base,
+                            stride_tok, stride_d, qk_scale, start_n + BLOCK_N1, N_CTX, N_CTX,
+                            offs_n, offs_d, BLOCK_M1, HEAD_DIM, False, True)
     else:
-        dk, dv = _bwd_dk_dv_dq(dk, dv, k, v, q_base, do_base, m_base, delta_base, acc_base,
-                               stride_tok, stride_d, qk_scale, 0, N_CTX, N_CTX, offs_n,
-                               offs_d, BLOCK_M1, HEAD_DIM, False)
+        dk, dv = _bwd_dk_dv(dk, dv, k, v, q_base, do_base, m_base, delta_base, acc_base,
+                            stride_tok, stride_d, qk_scale, 0, N_CTX, N_CTX, offs_n, offs_d,
+                            BLOCK_M1, HEAD_DIM, False, True)
     tl.store(DV + base + kv_offs, dv.to(DV.dtype.element_ty), mask=key_ok[:, None])
     tl.store(DK + base + kv_offs, (dk * sm_scale).to(DK.dtype.element_ty),
              mask=key_ok[:, None])
@@ -264,16 +243,16 @@ def attn_bwd_kernel(Q, K, V, sm_scale, DO, DQ, DK, DV, M, Delta,
     dk = tl.zeros([BLOCK_N1, HEAD_DIM], dtype=tl.float32)
     dv = tl.zeros([BLOCK_N1, HEAD_DIM], dtype=tl.float32)
     if CAUSAL:  # queries before the block see none of its keys
-        dk, dv = _bwd_dk_dv(dk, dv, k, v, q_base, do_base, m_base, delta_base, stride_tok,
+        dk, dv = _bwd_dk_dv(dk, dv, k, v, q_base, do_base, m_base, delta_base, None, stride_tok,
                             stride_d, qk_scale, start_n, start_n + BLOCK_N1, N_CTX, offs_n,
-                            offs_d, BLOCK_M1, True)
-        dk, dv = _bwd_dk_dv(dk, dv, k, v, q_base, do_base, m_base, delta_base, stride_tok,
+                            offs_d, BLOCK_M1, HEAD_DIM, True, False)
+        dk, dv = _bwd_dk_dv(dk, dv, k, v, q_base, do_base, m_base, delta_base, None, stride_tok,
                             stride_d, qk_scale, start_n + BLOCK_N1, N_CTX, N_CTX, offs_n,
-                            offs_d, BLOCK_M1, False)
+                            offs_d, BLOCK_M1, HEAD_DIM, False, False)
     else:
-        dk, dv = _bwd_dk_dv(dk, dv, k, v, q_base, do_base, m_base, delta_base, stride_tok,
+        dk, dv = _bwd_dk_dv(dk, dv, k, v, q_base, do_base, m_base, delta_base, None, stride_tok,
                             stride_d, qk_scale, 0, N_CTX, N_CTX, offs_n, offs_d, BLOCK_M1,
-                            False)
+                            HEAD_DIM, False, False)
     tl.store(DV + base + kv_offs, dv.to(DV.dtype.element_ty), mask=key_ok[:, None])
     tl.store(DK + base + kv_offs, (dk * sm_scale).to(DK.dtype.element_ty),
              mask=key_ok[:, None])
