@@ -241,20 +241,26 @@ Value *Converter::viewLoad(const Operation &o, const ViewPlan &plan, Padding pad
       [&]() -> std::vector<Value *> { return {paddingTile(t, pad)}; })[0];
 }
 
-void Converter::viewStore(const Operation &o, const ViewPlan &plan) {
+void Converter::viewWrite(const Operation &o, const ViewPlan &plan,
+                          const std::function<void(Value *, const std::vector<Value *> &)> &emit) {
   Value *guard;
   Value *view = makeView(plan, o.operand(1)->type.element(), Padding::None, guard);
   branchOn(
       accessGuard(o, plan, guard), {},
       [&]() -> std::vector<Value *> {
-        std::vector<Value *> ops = {get(o.operand(1)), view};
-        for (size_t d = 0; d < plan.tile.size(); ++d)
-          ops.push_back(constInt(0, i32()));
-        make("store_view_tko", ops, {Type::token()},
-             viewAttrs({1, 1, static_cast<int64_t>(plan.tile.size()), 0}, view, true));
+        emit(view, std::vector<Value *>(plan.tile.size(), constInt(0, i32())));
         return {};
       },
       [&]() -> std::vector<Value *> { return {}; });
+}
+
+void Converter::viewStore(const Operation &o, const ViewPlan &plan) {
+  viewWrite(o, plan, [&](Value *view, const std::vector<Value *> &zeros) {
+    std::vector<Value *> ops = {get(o.operand(1)), view};
+    ops.insert(ops.end(), zeros.begin(), zeros.end());
+    make("store_view_tko", ops, {Type::token()},
+         viewAttrs({1, 1, static_cast<int64_t>(zeros.size()), 0}, view, true));
+  });
 }
 
 void Converter::store(const Operation &o) {
@@ -380,13 +386,15 @@ void Converter::atomicRmw(const Operation &o) {
     throw Unsupported{"atomics on " + elem.str() + " (Tile IR atomics take 32/64-bit integers)"};
   if (isFloat && width == 8)
     throw Unsupported{"atomics on " + elem.str()};
-  if (viewReduction(o, mode))
-    return;
-  std::vector<Value *> ops = get(o.operands);
+  if (!viewReduction(o, mode))
+    bind(o, pointerRmw(o, mode));
+}
+
+Value *Converter::pointerRmw(const Operation &o, int mode) {
   std::vector<int64_t> seg = {1, 1, o.numOperands() > 2 ? 1 : 0, 0};
   Attrs a = memoryAttrs(seg, ordering(o.intAttr("sem")), scope(o.intAttr("scope")));
   a.emplace_back("mode", i32Attr(mode));
-  bind(o, make("atomic_rmw_tko", ops, {o.result(0)->type, Type::token()}, a)->result(0));
+  return make("atomic_rmw_tko", get(o.operands), {o.result(0)->type, Type::token()}, a)->result(0);
 }
 
 bool Converter::viewReduction(const Operation &o, int mode) {
@@ -398,34 +406,22 @@ bool Converter::viewReduction(const Operation &o, int mode) {
   std::optional<ViewPlan> plan = viewPlanOrNote(o, t);
   if (!plan)
     return false;
-  const int sc = scope(o.intAttr("scope"));
   branchOn(
       opts_.guardViews ? planConditions(*plan) : nullptr, {},
       [&]() -> std::vector<Value *> {
-        Value *guard;
-        Value *view = makeView(*plan, t.element(), Padding::None, guard);
-        branchOn(
-            accessGuard(o, *plan, guard), {},
-            [&]() -> std::vector<Value *> {
-              std::vector<Value *> ops = {view};
-              for (size_t d = 0; d < plan->tile.size(); ++d)
-                ops.push_back(constInt(0, i32()));
-              ops.push_back(get(o.operand(1)));
-              Attrs a = memoryAttrs({1, static_cast<int64_t>(plan->tile.size()), 1, 0},
-                                    tile::kRelaxed, sc);
-              a.emplace_back("mode", i32Attr(mode));
-              make("atomic_red_view_tko", ops, {Type::token()}, a);
-              return {};
-            },
-            [&]() -> std::vector<Value *> { return {}; });
+        viewWrite(o, *plan, [&](Value *view, const std::vector<Value *> &zeros) {
+          std::vector<Value *> ops = {view};
+          ops.insert(ops.end(), zeros.begin(), zeros.end());
+          ops.push_back(get(o.operand(1)));
+          Attrs a = memoryAttrs({1, static_cast<int64_t>(zeros.size()), 1, 0}, tile::kRelaxed,
+                                scope(o.intAttr("scope")));
+          a.emplace_back("mode", i32Attr(mode));
+          make("atomic_red_view_tko", ops, {Type::token()}, a);
+        });
         return {};
       },
       [&]() -> std::vector<Value *> {
-        std::vector<Value *> ops = get(o.operands);
-        std::vector<int64_t> seg = {1, 1, o.numOperands() > 2 ? 1 : 0, 0};
-        Attrs a = memoryAttrs(seg, tile::kRelaxed, sc);
-        a.emplace_back("mode", i32Attr(mode));
-        make("atomic_rmw_tko", ops, {o.result(0)->type, Type::token()}, a);
+        pointerRmw(o, mode);
         return {};
       });
   note(o, true, "a reduction through tensor_view + partition_view");

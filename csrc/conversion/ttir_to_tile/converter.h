@@ -291,6 +291,10 @@ private:
   Value *viewLoad(const Operation &o, const ViewPlan &plan, Padding pad);
 
   void viewStore(const Operation &o, const ViewPlan &plan);
+  // A write of o's value (operand 1) through the plan's view: `emit(view, zero indices)`
+  // makes the op, inside the branch that skips an empty box (accessGuard).
+  void viewWrite(const Operation &o, const ViewPlan &plan,
+                 const std::function<void(Value *, const std::vector<Value *> &)> &emit);
 
   // A volatile load may be reading what another program writes: a relaxed gather at system
   // scope, as PTX's ld.volatile is a relaxed system-scope load, and never a view (which may
@@ -345,6 +349,8 @@ private:
   }
 
   void atomicRmw(const Operation &o);
+  // The atomic_rmw_tko of o's pointer tile, with o's ordering and scope: its old values.
+  Value *pointerRmw(const Operation &o, int mode);
   // A relaxed read-modify-write of a tile whose old values no op reads, through pointers that
   // raise to a view (planView): a reduction through the view, atomic_red_view_tko (no result;
   // relaxed only, tile-block or device scope, no xchg; 13.3). Where the plan has conditions,
