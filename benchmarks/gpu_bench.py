@@ -451,7 +451,10 @@ TUNE = {"vector add fp32": [{"BLOCK_SIZE": 2048}, {"BLOCK_SIZE": 4096, "num_warp
                                dict(BLOCK_M=128, BLOCK_N=64, num_warps=4, num_stages=3),
                                dict(BLOCK_M=128, BLOCK_N=128, num_warps=8, num_stages=2),
                                dict(BLOCK_M=128, BLOCK_N=128, num_warps=8, num_stages=4),
-                               dict(BLOCK_M=128, BLOCK_N=64, num_warps=8, num_stages=3)],
+                               dict(BLOCK_M=128, BLOCK_N=64, num_warps=8, num_stages=3)]
+        # the same, the next block's scores before this block's softmax (PIPELINE)
+        + [dict(BLOCK_M=128, BLOCK_N=n, num_warps=8, num_stages=st, PIPELINE=True)
+           for n, st in ((128, 3), (128, 2), (64, 3), (64, 4))],
         # the tutorial's blocks and knobs (32/128/128/32, 4 warps, 5 stages), them at other
         # knobs, larger and smaller blocks (BLOCK_N1 == BLOCK_M2 always: one program index)
         "attention bwd fp16": [dict(BLOCK_M1=m1, BLOCK_N1=n1, BLOCK_M2=n1, BLOCK_N2=n2,
