@@ -66,56 +66,15 @@ def _attn_fwd_inner(acc, l_i, m_i, q, k_base, v_base, stride_kn, stride_kd, stri
 
 
 @triton.jit
-def _online_softmax_step(s, acc, l_i, m_i, v, qk_scale):
-    """One whole, unmasked key block: the running max, denominator and accumulator."""
-    m_new = tl.maximum(m_i, tl.max(s, 1) * qk_scale)
-    p = tl.math.exp2(s * qk_scale - m_new[:, None])
-    alpha = tl.math.exp2(m_i - m_new)
-    l_i = l_i * alpha + tl.sum(p, 1)
-    acc = tl.dot(p.to(v.dtype), v, acc * alpha[:, None])
-    return acc, l_i, m_new
-
-
-@triton.jit
-def _attn_fwd_inner_pipelined(acc, l_i, m_i, q, k_base, v_base, stride_kn, stride_kd,
-                              stride_vn, stride_vd, lo, hi, qk_scale, offs_n, offs_d,
-                              BLOCK_N: tl.constexpr):
-    """Whole, unmasked key blocks lo..hi, software-pipelined by hand: the next block's scores
-    (q K^T) are computed before this block's softmax, which does not depend on them, so the
-    tensor cores have work while the softmax runs (FlashAttention-3's overlap within a warp
-    group). The last block's softmax is peeled after the loop. Costs one more score tile live
-    across the loop."""
-    if lo < hi:
-        kt = tl.load(k_base + (lo + offs_n)[None, :] * stride_kn + offs_d[:, None] * stride_kd)
-        s = tl.dot(q, kt)
-        for start_n in range(lo, hi - BLOCK_N, BLOCK_N):
-            start_n = tl.multiple_of(start_n, BLOCK_N)
-            cols = start_n + offs_n
-            kt = tl.load(k_base + (cols + BLOCK_N)[None, :] * stride_kn
-                         + offs_d[:, None] * stride_kd)
-            s_next = tl.dot(q, kt)
-            v = tl.load(v_base + cols[:, None] * stride_vn + offs_d[None, :] * stride_vd)
-            acc, l_i, m_i = _online_softmax_step(s, acc, l_i, m_i, v, qk_scale)
-            s = s_next
-        cols = hi - BLOCK_N + offs_n
-        v = tl.load(v_base + cols[:, None] * stride_vn + offs_d[None, :] * stride_vd)
-        acc, l_i, m_i = _online_softmax_step(s, acc, l_i, m_i, v, qk_scale)
-    return acc, l_i, m_i
-
-
-@triton.jit
 def attn_fwd_kernel(Q, K, V, sm_scale, M, Out,
                     stride_qz, stride_qh, stride_qm, stride_qd,
                     stride_kz, stride_kh, stride_kn, stride_kd,
                     stride_vz, stride_vh, stride_vn, stride_vd,
                     stride_oz, stride_oh, stride_om, stride_od,
                     H, N_CTX, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
-                    BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr, EVEN: tl.constexpr = False,
-                    PIPELINE: tl.constexpr = False):
+                    BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr, EVEN: tl.constexpr = False):
     """EVEN: the host checked that N_CTX is a multiple of BLOCK_M (so of BLOCK_N): every block
-    of keys is whole, and the loads and scores take no masks. PIPELINE (with EVEN): the
-    unmasked blocks run _attn_fwd_inner_pipelined, the next block's scores before this
-    block's softmax."""
+    of keys is whole, and the loads and scores take no masks."""
     tl.static_assert(BLOCK_M % BLOCK_N == 0)
     start_m = tl.program_id(0)
     off_hz = tl.program_id(1)
@@ -137,17 +96,7 @@ def attn_fwd_kernel(Q, K, V, sm_scale, M, Out,
     l_i = tl.zeros([BLOCK_M], dtype=tl.float32)
     acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
     qk_scale = sm_scale * 1.4426950408889634  # exp(x) == exp2(x * log2(e))
-    if PIPELINE and EVEN:
-        hi = start_m * BLOCK_M if CAUSAL else N_CTX
-        acc, l_i, m_i = _attn_fwd_inner_pipelined(acc, l_i, m_i, q, k_base, v_base, stride_kn,
-                                                  stride_kd, stride_vn, stride_vd, 0, hi,
-                                                  qk_scale, offs_n, offs_d, BLOCK_N)
-        if CAUSAL:
-            acc, l_i, m_i = _attn_fwd_inner(acc, l_i, m_i, q, k_base, v_base, stride_kn,
-                                            stride_kd, stride_vn, stride_vd, start_m, qk_scale,
-                                            N_CTX, offs_m, offs_n, offs_d, BLOCK_M, BLOCK_N, 2,
-                                            EVEN)
-    elif CAUSAL:
+    if CAUSAL:
         acc, l_i, m_i = _attn_fwd_inner(acc, l_i, m_i, q, k_base, v_base, stride_kn,
                                         stride_kd, stride_vn, stride_vd, start_m, qk_scale,
                                         N_CTX, offs_m, offs_n, offs_d, BLOCK_M, BLOCK_N, 1, EVEN)
@@ -165,7 +114,7 @@ def attn_fwd_kernel(Q, K, V, sm_scale, M, Out,
              acc.to(Out.dtype.element_ty), mask=row_ok[:, None])
 
 
-def attention(q, k, v, causal, sm_scale, block_m=64, block_n=32, pipeline=False):
+def attention(q, k, v, causal, sm_scale, block_m=64, block_n=32):
     """softmax(q k^T * sm_scale) v for [Z, H, N_CTX, HEAD_DIM] arrays; returns (o, M, compiled)."""
     Z, H, n_ctx, head_dim = q.shape
     assert k.shape == v.shape == q.shape and head_dim in (16, 32, 64, 128)
@@ -180,7 +129,7 @@ def attention(q, k, v, causal, sm_scale, block_m=64, block_n=32, pipeline=False)
     compiled = attn_fwd_kernel[grid](q, k, v, sm_scale, m, o, *strides(q), *strides(k),
                                      *strides(v), *strides(o), H, n_ctx, HEAD_DIM=head_dim,
                                      BLOCK_M=block_m, BLOCK_N=block_n, CAUSAL=causal,
-                                     EVEN=n_ctx % block_m == 0, PIPELINE=pipeline)
+                                     EVEN=n_ctx % block_m == 0)
     return o, m, compiled
 
 
@@ -205,13 +154,12 @@ def _path_of(compiled):
     return getattr(md, "path", None)
 
 
-def check(Z=1, H=2, n_ctx=100, head_dim=64, causal=True, seed=0, dtype=np.float16,
-          pipeline=False):
+def check(Z=1, H=2, n_ctx=100, head_dim=64, causal=True, seed=0, dtype=np.float16):
     """Returns (correct, max_abs_err, compiled_kernel)."""
     rng = np.random.default_rng(seed)
     q, k, v = (rng.standard_normal((Z, H, n_ctx, head_dim)).astype(dtype) for _ in range(3))
     sm_scale = 0.5
-    o, m, compiled = attention(q, k, v, causal, sm_scale, pipeline=pipeline)
+    o, m, compiled = attention(q, k, v, causal, sm_scale)
     o_ref, m_ref = reference(q, k, v, causal, sm_scale)
     err = float(np.max(np.abs(o.astype(np.float64) - o_ref)))
     # p is rounded to fp16 before the second matmul and o is stored in fp16

@@ -78,17 +78,6 @@ def test_fused_attention(causal, z, h, n_ctx, d):
 
 
 @pytest.mark.parametrize("causal", [False, True])
-# whole blocks only (PIPELINE runs under EVEN): 1, 2 and 3 query blocks, so the pipelined loop
-# runs 0, 1 and 2 times before its peeled block, and a causal first block has none
-@pytest.mark.parametrize("n_ctx", [64, 128, 192])
-def test_fused_attention_pipelined(causal, n_ctx, rng):
-    seed = int(rng.integers(1 << 31))
-    _assert_ok(load("fused_attention").check(1, 2, n_ctx, 32, causal=causal, seed=seed,
-                                             pipeline=True),
-               f"pipelined attention N={n_ctx} causal={causal}")
-
-
-@pytest.mark.parametrize("causal", [False, True])
 @pytest.mark.parametrize("z, h, n_ctx, d, blocks", [
     (1, 2, 100, 32, {}), (2, 1, 67, 16, {}),
     (1, 1, 150, 64, dict(block_m1=16, block_n1=64, block_m2=64, block_n2=32))])

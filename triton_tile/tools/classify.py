@@ -643,15 +643,16 @@ def _block_params(kernel: Kernel) -> List[str]:
 def _dot_metas(kernel: Kernel, constexprs: Dict[str, Any]) -> List[Dict[str, Any]]:
     """Block shapes for a dot kernel beyond its own configs (M x N x K): the small GEMMs'
     winners 64x64x32 and 128x64x32 (512^3 and 1024^3 on the H100, 2026-11-25 `--versus`),
-    64x256x32 (1024^3 on an H200, benchmarks/RESULTS.md, 2026-11-26) and 64x64x64 (512^3 and
-    1024^3, H100, 2026-11-26), then larger blocks 128x64x64, 128x128x64, 256x128x64 and
+    64x256x32 (1024^3 on an H200, benchmarks/RESULTS.md, 2026-11-26), 64x64x64 (512^3 and
+    1024^3, H100, 2026-11-26) and 64x64x128 (512^3, H100, 2026-11-26 22:30, occupancy 1), then
+    larger blocks 128x64x64, 128x128x64, 256x128x64 and
     128x256x64 (4096^3 and 8192^3 on the H100, 2026-11-26: stock Triton's tile, at 8 worker
     warps, 4 stages and occupancy 1), and fp8's 128x256x128 and 256x128x128 (K-major B, 4096^3
     and 8192^3, H100, 2026-11-26, at the same knobs); and 64x128 (BLOCK_M1 x BLOCK_N1: attention
     backward with dQ by atomics, H100, 2026-11-26, 3 stages, occupancy 1)."""
-    picks = {"M": (64, 128, 64, 64, 128, 128, 256, 128, 128, 256, 64),
-             "N": (64, 64, 256, 64, 64, 128, 128, 256, 256, 128, 128),
-             "K": (32, 32, 32, 64, 64, 64, 64, 64, 128, 128, 64)}
+    picks = {"M": (64, 128, 64, 64, 64, 128, 128, 256, 128, 128, 256, 64),
+             "N": (64, 64, 256, 64, 64, 64, 128, 128, 256, 256, 128, 128),
+             "K": (32, 32, 32, 64, 128, 64, 64, 64, 64, 128, 128, 64)}
     larger = [{} for _ in range(len(picks["M"]))]
     for name in _block_params(kernel):
         last = _block_dim(name)
@@ -667,10 +668,11 @@ def _dot_metas(kernel: Kernel, constexprs: Dict[str, Any]) -> List[Dict[str, Any
 
 def _dot_stages(meta: Dict[str, Any]) -> Tuple[int, ...]:
     """num_stages to try: 3, and 4 too for an accumulator of 128x256 or more (the winner there,
-    H100, 2026-11-26: 635 TFLOP/s against 559 at 3)."""
+    H100, 2026-11-26: 635 TFLOP/s against 559 at 3) and of 128x64 or less (1024^3's winner,
+    128x64x64 at occupancy 1, 220.8 TFLOP/s, H100, 2026-11-26 22:30)."""
     dims = {_block_dim(k): v for k, v in meta.items() if type(v) is int and _is_block_name(k)}
     area = dims.get("M", 0) * dims.get("N", 0)
-    return (3, 4) if area >= 128 * 256 else (3,)
+    return (3, 4) if area >= 128 * 256 or 0 < area <= 128 * 64 else (3,)
 
 
 def _config(meta, **options) -> str:
