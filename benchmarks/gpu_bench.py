@@ -180,13 +180,17 @@ def matmul(t: Tensors, size: int, dtype: str, b_kmajor: bool = False) -> Case:
 
 def _fp8_torch(a, b):
     """What a torch user runs for an fp8 GEMM: cuBLAS through torch._scaled_mm (unit scales,
-    fp16 out, B column-major as it requires); None ahead of time."""
+    fp16 out); None ahead of time. _scaled_mm takes B column-major (K-major) only, so a row-major
+    B is made column-major in each call, as a user holding that B must; the K-major rows time
+    the GEMM alone (a B kept K-major, as both sides then read it)."""
     if getattr(a, "device", None) is None:
         return None
     torch = _torch()
     one = torch.ones((), device="cuda", dtype=torch.float32)
-    b_cm = b.t().contiguous().t()
-    return lambda: torch._scaled_mm(a, b_cm, scale_a=one, scale_b=one, out_dtype=torch.float16)
+    if b.stride(0) == 1:
+        return lambda: torch._scaled_mm(a, b, scale_a=one, scale_b=one, out_dtype=torch.float16)
+    return lambda: torch._scaled_mm(a, b.t().contiguous().t(), scale_a=one, scale_b=one,
+                                    out_dtype=torch.float16)
 
 
 def matmul_tma(t: Tensors, size: int, dtype: str) -> Case:
