@@ -3,6 +3,7 @@ data, ahead-of-time compiles (TRITON_TILE_TARGET) and a cache that a GPU machine
 tileiras hits unchanged (backends/tile_gpu.py), and the CUDA bindings failing cleanly."""
 
 import json
+import types
 import warnings
 
 import numpy as np
@@ -397,12 +398,46 @@ def fake_twin(monkeypatch, jit_fn):
     """Registers a stand-in stock twin of `jit_fn`, holding the globals it reads as twin_of
     would (no stock Triton here)."""
     g = jit_fn.fn.__globals__
-    copied = tuple((n, g[n]) for n in sorted(ptx_gpu._names(jit_fn.fn.__code__)) if n in g)
+    copied = tuple((n, g[n]) for n in sorted(ptx_gpu.read_names(jit_fn)) if n in g)
     callees = tuple(v for _, v in copied if isinstance(v, type(jit_fn)))
     monkeypatch.setitem(ptx_gpu._TWINS, id(jit_fn),
                         (jit_fn, jit_fn.src, object(), copied, (), callees))
     for callee in callees:
         fake_twin(monkeypatch, callee)
+
+
+@triton.jit
+def _copy_block(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs))
+
+
+@triton.jit
+def copy_by_helper_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    _copy_block(x_ptr, out_ptr, BLOCK)  # the body reads no `tl`: only the annotation does
+
+
+def test_stock_twins_hold_the_names_their_annotations_read(monkeypatch):
+    """Stock Triton resolves `BLOCK: tl.constexpr` from the twin's globals, so a twin holds the
+    names the source reads outside the code too. A kernel whose body left `tl` to a helper (the
+    attention backward's preprocess) failed on the H100's PTX path with NameError('tl is not
+    defined')."""
+
+    class FakeStockJIT:
+        def __init__(self, fn, **kwargs):
+            self.fn, self.src = fn, None
+
+        def _unsafe_update_src(self, src):
+            self.src = src
+
+    fake = types.SimpleNamespace(jit=FakeStockJIT, language=types.SimpleNamespace())
+    monkeypatch.setattr(ptx_gpu, "stock_triton", lambda: fake)
+    monkeypatch.setattr(ptx_gpu, "_TWINS", {})
+    twin = ptx_gpu.twin_of(copy_by_helper_kernel)
+    assert "tl" in twin.fn.__globals__ and "_copy_block" in twin.fn.__globals__
+    assert type(twin.fn.__globals__["_copy_block"]) is FakeStockJIT  # the helper's twin
+    assert "tl" in ptx_gpu.read_names(copy_by_helper_kernel)
+    assert "tl" not in ptx_gpu._names(copy_by_helper_kernel.fn.__code__)
 
 
 def test_ptx_path_launches_hand_straight_to_stock_triton(monkeypatch, gpu_machine):

@@ -11,9 +11,11 @@ current stream.
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import importlib
 import sys
+import textwrap
 import threading
 import types
 from typing import Any, Callable, Dict, NamedTuple, Optional
@@ -147,7 +149,7 @@ def twin_of(jit_fn):
                           or None, debug=jit_fn.debug, noinline=jit_fn.noinline or None)
         if twin.src != jit_fn.src:  # a test templated our source: the twin follows it
             twin._unsafe_update_src(jit_fn.src)
-        copied = tuple((name, fn.__globals__[name]) for name in sorted(_names(code))
+        copied = tuple((name, fn.__globals__[name]) for name in sorted(read_names(jit_fn))
                        if name in fn.__globals__)
         cell_values = _cell_values(fn)
         callees = tuple(v for v in (*(v for _, v in copied), *cell_values)
@@ -163,6 +165,19 @@ def twin_of(jit_fn):
                 except ValueError:  # an empty cell stays empty
                     pass
         return twin
+
+
+def read_names(jit_fn) -> set:
+    """Global names stock Triton may look up for `jit_fn`: those its code reads, and those its
+    source names outside the code. Stock Triton compiles the source, and resolves a parameter's
+    annotation (`HEAD_DIM: tl.constexpr`) from the globals too: a kernel whose body leaves `tl`
+    to its helpers reads no `tl` in its code."""
+    out = _names(jit_fn.fn.__code__)
+    try:
+        tree = ast.parse(textwrap.dedent(jit_fn.src))
+    except SyntaxError:  # the code's names are all there is to go on
+        return out
+    return out | {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
 
 
 def _names(code) -> set:
