@@ -541,20 +541,11 @@ _MM_FP8_TILE = [dict(BLOCK_M=m, BLOCK_N=n, BLOCK_K=128, num_warps=8, num_stages=
 # The descriptor matmuls at stock Triton's own knobs (STOCK_ONLY) and one CTA per SM.
 _DESC_TILE = [dict(num_warps=w, num_stages=4, **occ) for w in (4, 8)
               for occ in ({}, {"occupancy": 1})]
-# Attention at 64 query rows and two CTAs per SM: cuDNN's forward alternates its two consumer
-# warp groups between softmax and the MMAs (ping-pong); two independent CTAs of one warp group
-# each may drift into the same alternation.
-_ATTN_FWD_TILE = [dict(BLOCK_M=64, BLOCK_N=n, num_warps=4, num_stages=st, occupancy=2)
-                  for n, st in ((64, 2), (64, 3), (128, 2))]
-_ATTN_BWD_ATOMIC_PAIRS = [dict(BLOCK_M1=m1, BLOCK_N1=64, num_warps=4, num_stages=st, occupancy=2)
-                          for m1, st in ((64, 2), (32, 3))]
 TILE_ONLY = {"matmul TMA fp16": _DESC_TILE, "matmul desc fp16": _DESC_TILE,
-             "attention fwd fp16": _ATTN_FWD_TILE,
              "matmul fp16": _MM_TILE, "matmul bf16": _MM_TILE,
              "matmul fp8 e4m3": _MM_FP8_TILE, "matmul fp8 e4m3 B K-major": _MM_FP8_TILE,
              "attention bwd fp16": _ATTN_BWD_TILE,
-             "attention bwd atomic fp16": _ATTN_BWD_ATOMIC_TILE + _ATTN_BWD_ATOMIC_PAIRS,
-             "softmax fp16": _NORM_TILE,
+             "attention bwd atomic fp16": _ATTN_BWD_ATOMIC_TILE, "softmax fp16": _NORM_TILE,
              "attention bwd atomic persistent fp16": [
                  dict(m, NUM_PROGRAMS=132, occupancy=1) for m in _ATTN_BWD_ATOMIC_TILE[:1]],
              "softmax bf16": _NORM_TILE, "layer norm fp16": _NORM_TILE}
