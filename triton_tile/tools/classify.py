@@ -666,13 +666,16 @@ def _dot_metas(kernel: Kernel, constexprs: Dict[str, Any]) -> List[Dict[str, Any
     return metas
 
 
-def _dot_stages(meta: Dict[str, Any]) -> Tuple[int, ...]:
+def _dot_stages(meta: Dict[str, Any], dots: int = 1) -> Tuple[int, ...]:
     """num_stages to try: 3, and 4 too for an accumulator of 128x256 or more (the winner there,
     H100, 2026-11-26: 635 TFLOP/s against 559 at 3) and of 128x64 or less (1024^3's winner,
-    128x64x64 at occupancy 1, 220.8 TFLOP/s, H100, 2026-11-26 22:30)."""
+    128x64x64 at occupancy 1, 220.8 TFLOP/s, H100, 2026-11-26 22:30); and 2 for a kernel of
+    several dots (attention: the forward's 128x128 won at 2 stages in three runs, 526.7-550.4
+    TFLOP/s, and the two-pass backward's 64/128/128/64 in two, H100, 2026-11-26)."""
     dims = {_block_dim(k): v for k, v in meta.items() if type(v) is int and _is_block_name(k)}
     area = dims.get("M", 0) * dims.get("N", 0)
-    return (3, 4) if area >= 128 * 256 or 0 < area <= 128 * 64 else (3,)
+    stages = (3, 4) if area >= 128 * 256 or 0 < area <= 128 * 64 else (3,)
+    return ((2,) if dots > 1 else ()) + stages
 
 
 def _config(meta, **options) -> str:
@@ -680,9 +683,35 @@ def _config(meta, **options) -> str:
     return f"        triton.Config({json.dumps(meta)}, {opts}),"
 
 
+def _reason(e: Exception) -> str:
+    """One line for a failed compile: `where: what: the source line`, e.g.
+    `fused_attention.py:78: static_assert failed: tl.static_assert(BLOCK_M % BLOCK_N == 0)`."""
+    lines = [ln.strip() for ln in str(e).strip().splitlines() if ln.strip() not in ("", "^")]
+    if not lines:
+        return type(e).__name__
+    head = lines[0]
+    parts = head.split(": ", 1)
+    if len(parts) == 2 and parts[0].count(":") >= 2:  # path:line:col: message
+        path, line, _ = parts[0].rsplit(":", 2)
+        head = f"{os.path.basename(path)}:{line}: {parts[1]}"
+    return ": ".join([head] + lines[1:2])
+
+
+def _compiling(kernel: Kernel, metas: List[Dict[str, Any]], compiles) -> Tuple[list, list]:
+    """The block shapes the kernel compiles at, and the others with why not (a static_assert
+    of the kernel, say `BLOCK_M % BLOCK_N == 0`): a printed config must run."""
+    kept, left = [], []
+    for meta in metas:
+        why = compiles(meta) if compiles is not None else None
+        (left if why else kept).append((meta, why) if why else meta)
+    return kept, left
+
+
 def autotune_source(kernel: Kernel, kind: str, facts: Dict[str, Any],
-                    constexprs: Dict[str, Any], kinds: Dict[str, ParamKind]) -> str:
-    """Ready-to-paste Python: `tileir_configs(pre_hook=None)` and the decorator line."""
+                    constexprs: Dict[str, Any], kinds: Dict[str, ParamKind],
+                    compiles=None) -> str:
+    """Ready-to-paste Python: `tileir_configs(pre_hook=None)` and the decorator line.
+    `compiles(meta)`: None where the kernel compiles with those block sizes, else why not."""
     occ = STRATEGY[kind][2]
     key = kernel.key or [n for n, k in kinds.items() if k.kind == "scalar" and not any(
         w in n.lower() for w in ("stride", "eps", "scale"))]
@@ -698,14 +727,18 @@ def autotune_source(kernel: Kernel, kind: str, facts: Dict[str, Any],
                   "        return False", "", ""]
     lines.append("def tileir_configs(pre_hook=None):")
     if kind == "dot-related":
-        metas = _dot_metas(kernel, constexprs)
+        metas, left = _compiling(kernel, _dot_metas(kernel, constexprs), compiles)
+        dots = facts.get("ops", {}).get("tt.dot", 0) + facts.get("ops", {}).get(
+            "tt.dot_scaled", 0)
         lines += ["    # pre_hook: tma_set_block_size_hook (sets each descriptor's block_shape; "
                   "with num_ctas=2",
                   "    # it must also do nargs['NUM_SMS'] //= nargs['num_ctas'] for a "
-                  "persistent grid).",
-                  "    configs = ["]
+                  "persistent grid)."]
+        lines += [f"    # left out, the kernel does not compile there: {json.dumps(m)} ({why})"
+                  for m, why in left]
+        lines += ["    configs = ["]
         lines += [_config(m, num_stages=st, num_warps=8, occupancy=o, pre_hook="pre_hook")
-                  for m in metas for st in _dot_stages(m) for o in occ]
+                  for m in metas for st in _dot_stages(m, dots) for o in occ]
         lines += ["    ]", "    if _is_blackwell():  # 2CTA mode: sm_100+ only",
                   "        configs += ["]
         lines += ["    " + _config(m, num_stages=3, num_warps=8, occupancy=1, num_ctas=2,
@@ -756,11 +789,19 @@ def classify_kernel(kernel: Kernel, signature: Optional[dict] = None,
         return report
     result = classify_module(module, kernel.name)
     kind = result["class"]
+
+    def compiles(meta: Dict[str, Any]) -> Optional[str]:
+        try:
+            kernel_ttir(kernel, sig, dict(values, **meta))
+        except Exception as e:  # noqa: BLE001 - the reason is printed beside the config
+            return _reason(e)
+        return None
+
     report.update({"class": kind, "strategy": STRATEGY[kind][0],
                    "expected_speedup": STRATEGY[kind][1], "evidence": result["evidence"],
                    "facts": result["facts"], "advice": advice(kind, result["facts"]),
                    "autotune_configs": autotune_source(kernel, kind, result["facts"], values,
-                                                       kinds)})
+                                                       kinds, compiles)})
     return report
 
 
