@@ -13,6 +13,7 @@ import triton_tile as triton
 import triton_tile.language as tl
 from triton_tile import _core
 from triton_tile.backends import ptx_gpu, tile_gpu, tileiras
+from triton_tile.compiler import tile_stage
 from triton_tile.runtime.errors import TileFallbackWarning
 
 requires_tileiras = pytest.mark.skipif(tileiras.find_tileiras() is None,
@@ -131,6 +132,36 @@ def test_ahead_of_time_compile_then_a_gpu_machine_without_tileiras_hits(monkeypa
     with pytest.raises(triton.TileFallbackError, match=r"nearest entry of add_kernel was built "
                                                         r"from other key inputs: env\.allow_tma\)"):
         add_kernel.warmup(*a, 1000, BLOCK=1024, grid=(1,))
+
+
+@requires_tileiras
+def test_a_kernel_tileiras_does_not_assemble_falls_back_loudly(monkeypatch, cache_dir,
+                                                               gpu_machine):
+    """tileiras exits 5 on some bytecode it should take (docs/gpu_chain.md): the Tile path
+    cannot run that kernel, so it falls back as for any other reason, with tileiras's error,
+    the kept input and the command that reproduces it; TRITON_TILE_FALLBACK=error raises."""
+    monkeypatch.setenv("TRITON_TILE_TARGET", "sm_90")
+    monkeypatch.setenv("ENABLE_TILE", "1")
+
+    def exit5(bytecode, arch, **kwargs):
+        raise tileiras.TileirasError(
+            f"tileiras failed (exit 5) compiling the kernel for {arch}:\nerror: failed to "
+            "compile Tile IR program\n  input kept: /tmp/kept/kernel.tilebc\n  reproduce: "
+            "tileiras --gpu-name sm_90 -O3 /tmp/kept/kernel.tilebc", returncode=5)
+
+    monkeypatch.setattr(tileiras, "compile", exit5)
+    monkeypatch.setattr(tile_stage, "_warned", set())  # warned once per kernel: not before
+    with pytest.warns(triton.TileFallbackWarning,
+                      match=r"kernel add_kernel: the Tile IR path cannot run it: tileiras did "
+                            r"not assemble it: tileiras failed \(exit 5\)(.|\n)*input kept: "
+                            r"/tmp/kept/kernel.tilebc(.|\n)*reproduce: "):
+        k = add_kernel.warmup(np.float32, np.float32, np.float32, 1000, BLOCK=1024, grid=(1,))
+    assert k.metadata.path == "ptx" and "exit 5" in k.metadata.fallback_reason
+    assert not list(cache_dir.rglob("*.cubin"))  # nothing cached for it
+    add_kernel.cache.clear()
+    monkeypatch.setenv("TRITON_TILE_FALLBACK", "error")
+    with pytest.raises(triton.TileFallbackError, match=r"tileiras did not assemble it"):
+        add_kernel.warmup(np.float32, np.float32, np.float32, 1000, BLOCK=1024, grid=(1,))
 
 
 def test_each_device_compiles_for_its_own_arch_under_its_own_key(monkeypatch, cache_dir):

@@ -252,6 +252,16 @@ def _encode(state) -> None:
 
 
 def _assemble(state) -> None:
+    """tileiras builds the cubin. Where it fails on our bytecode (it exits 5 on some kernels it
+    should take, docs/gpu_chain.md), the Tile path cannot run the kernel: a Fallback, whose
+    message keeps tileiras's error, the kept input and the command that reproduces it."""
+    try:
+        _assemble_cubins(state)
+    except tileiras.TileirasError as e:
+        raise driver.Fallback(f"tileiras did not assemble it: {e}") from None
+
+
+def _assemble_cubins(state) -> None:
     tile, asm, arch = state.data["tile"], state.asm, state.target
     bytecode = asm["tilebc"] = state.data["bytecode"]
     if tile.guard is None:
