@@ -157,6 +157,7 @@ def test_a_kernel_tileiras_does_not_assemble_falls_back_loudly(monkeypatch, cach
                             r"/tmp/kept/kernel.tilebc(.|\n)*reproduce: "):
         k = add_kernel.warmup(np.float32, np.float32, np.float32, 1000, BLOCK=1024, grid=(1,))
     assert k.metadata.path == "ptx" and "exit 5" in k.metadata.fallback_reason
+    assert "cubin" not in k.asm
     assert not list(cache_dir.rglob("*.cubin"))  # nothing cached for it
     add_kernel.cache.clear()
     monkeypatch.setenv("TRITON_TILE_FALLBACK", "error")

@@ -258,6 +258,8 @@ def _assemble(state) -> None:
     try:
         _assemble_cubins(state)
     except tileiras.TileirasError as e:
+        for name in ("cubin", "cubin_general", "guard"):  # none of them runs now
+            state.asm.pop(name, None)
         raise driver.Fallback(f"tileiras did not assemble it: {e}") from None
 
 
