@@ -697,7 +697,7 @@ def _reason(e: Exception) -> str:
     return ": ".join([head] + lines[1:2])
 
 
-def _compiling(kernel: Kernel, metas: List[Dict[str, Any]], compiles) -> Tuple[list, list]:
+def _compiling(metas: List[Dict[str, Any]], compiles) -> Tuple[list, list]:
     """The block shapes the kernel compiles at, and the others with why not (a static_assert
     of the kernel, say `BLOCK_M % BLOCK_N == 0`): a printed config must run."""
     kept, left = [], []
@@ -727,7 +727,7 @@ def autotune_source(kernel: Kernel, kind: str, facts: Dict[str, Any],
                   "        return False", "", ""]
     lines.append("def tileir_configs(pre_hook=None):")
     if kind == "dot-related":
-        metas, left = _compiling(kernel, _dot_metas(kernel, constexprs), compiles)
+        metas, left = _compiling(_dot_metas(kernel, constexprs), compiles)
         dots = facts.get("ops", {}).get("tt.dot", 0) + facts.get("ops", {}).get(
             "tt.dot_scaled", 0)
         lines += ["    # pre_hook: tma_set_block_size_hook (sets each descriptor's block_shape; "
