@@ -500,17 +500,21 @@ TILE_ONLY_SMALL = {name: [dict(c, occupancy=1) for c in configs]
                    for name, configs in TUNE_SMALL.items()}
 
 
+def _configs(case: "Case", table: dict, small_table: dict) -> List[dict]:
+    """`table`'s configs for the case, with `small_table`'s at the small sizes."""
+    small = small_table.get(case.name, []) if case.label in SMALL_LABELS else []
+    return table.get(case.name, []) + small
+
+
 def tune(case: "Case") -> List[dict]:
     """TUNE's configs for the case, with TUNE_SMALL's at the small sizes."""
-    small = TUNE_SMALL.get(case.name, []) if case.label in SMALL_LABELS else []
-    return TUNE.get(case.name, []) + small
+    return _configs(case, TUNE, TUNE_SMALL)
 
 
 def tile_only(case: "Case") -> List[dict]:
     """The Tile path's own configs for the case: TILE_ONLY's, and TILE_ONLY_SMALL's at the
     small sizes."""
-    small = TILE_ONLY_SMALL.get(case.name, []) if case.label in SMALL_LABELS else []
-    return TILE_ONLY.get(case.name, []) + small
+    return _configs(case, TILE_ONLY, TILE_ONLY_SMALL)
 
 
 # The Tile path's own knobs over TUNE's block sizes: a 128x256 fp32 accumulator ran at 44
