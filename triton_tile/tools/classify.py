@@ -412,13 +412,20 @@ def infer_signature(kernel: Kernel, kinds: Dict[str, ParamKind], constexprs: Dic
     return sig
 
 
-def kernel_ttir(kernel: Kernel, signature: Dict[str, str], constexprs: Dict[str, Any]):
-    """The kernel's TTIR module (helpers inlined, canonicalized), with source locations."""
+def compile_kernel(kernel: Kernel, signature: Dict[str, str], constexprs: Dict[str, Any]):
+    """The kernel compiled with these types and constexpr values (raises where it does not
+    compile: a static_assert, a type error)."""
     from .. import compile as tt_compile
-    from ..backends import cpu
     from ..compiler import ASTSource
 
-    compiled = tt_compile(ASTSource(kernel.jit, signature, constexprs))
+    return tt_compile(ASTSource(kernel.jit, signature, constexprs))
+
+
+def kernel_ttir(kernel: Kernel, signature: Dict[str, str], constexprs: Dict[str, Any]):
+    """The kernel's TTIR module (helpers inlined, canonicalized), with source locations."""
+    from ..backends import cpu
+
+    compiled = compile_kernel(kernel, signature, constexprs)
     return cpu.core().parse_ttir(compiled.located_ttir, kernel.jit.file_name)
 
 
@@ -728,8 +735,8 @@ def autotune_source(kernel: Kernel, kind: str, facts: Dict[str, Any],
     lines.append("def tileir_configs(pre_hook=None):")
     if kind == "dot-related":
         metas, left = _compiling(_dot_metas(kernel, constexprs), compiles)
-        dots = facts.get("ops", {}).get("tt.dot", 0) + facts.get("ops", {}).get(
-            "tt.dot_scaled", 0)
+        ops = facts.get("ops", {})
+        dots = ops.get("tt.dot", 0) + ops.get("tt.dot_scaled", 0)
         lines += ["    # pre_hook: tma_set_block_size_hook (sets each descriptor's block_shape; "
                   "with num_ctas=2",
                   "    # it must also do nargs['NUM_SMS'] //= nargs['num_ctas'] for a "
@@ -792,7 +799,7 @@ def classify_kernel(kernel: Kernel, signature: Optional[dict] = None,
 
     def compiles(meta: Dict[str, Any]) -> Optional[str]:
         try:
-            kernel_ttir(kernel, sig, dict(values, **meta))
+            compile_kernel(kernel, sig, dict(values, **meta))
         except Exception as e:  # noqa: BLE001 - the reason is printed beside the config
             return _reason(e)
         return None
