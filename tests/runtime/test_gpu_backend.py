@@ -824,3 +824,64 @@ def test_a_launch_waits_only_for_the_guarded_cubin(monkeypatch, cache_dir, gpu_m
     kernel.cache.clear()  # a new process: the entry has both cubins
     again = kernel.warmup(*args, **meta)
     assert again.asm["cubin_general"] == b"\x7fELF general" and again.general_cubin is None
+
+
+def test_a_general_kernel_tileiras_fails_on_sends_its_launches_to_the_ptx_path(
+        monkeypatch, cache_dir, gpu_machine):
+    """A guarded kernel compiled at its first launch: tileiras builds the guarded cubin, and
+    the general one (both loop versions) in the background. Where tileiras fails on the
+    general one, the launches the guard sends there run on the PTX path, loudly, as a kernel
+    tileiras fails on does; the guarded launches stay on the Tile path."""
+    import threading
+
+    from triton_tile.runtime import specialize as sp
+
+    monkeypatch.setenv("ENABLE_TILE", "1")
+    monkeypatch.setenv("TRITON_ALWAYS_COMPILE", "1")
+    monkeypatch.setattr(tile_gpu, "installed_tileiras_version", lambda: "stand-in")
+    monkeypatch.setattr(sp, "_TORCH_CUDA_TYPES", {FakeTorchCuda})
+    monkeypatch.setattr(tile_stage, "_warned", set())
+
+    def assemble(bytecode, arch, **kwargs):
+        if threading.current_thread().name.startswith("triton_tile_general_cubin"):
+            raise tileiras.TileirasError("tileiras failed (exit 5) compiling the kernel for "
+                                         f"{arch}:\nerror: failed to compile Tile IR program",
+                                         returncode=5)
+        return b"\x7fELF stand-in"
+
+    tile_launches, stock_launches = [], []
+
+    class FakeCudaKernel:
+        n_regs = 32
+
+        def __init__(self, cubin, name, device, signature):
+            assert cubin == b"\x7fELF stand-in"
+
+        def launch(self, gx, gy, gz, stream, args):
+            tile_launches.append(gx)
+
+    monkeypatch.setattr(tileiras, "compile", assemble)
+    monkeypatch.setattr(_core, "CudaKernel", FakeCudaKernel)
+    monkeypatch.setattr(tile_gpu, "stream_of", lambda buf: 0)
+    monkeypatch.setattr(ptx_gpu, "launch_stock", lambda jit_fn, grid, bound, opt_kw:
+                        stock_launches.append(grid[0]) or object())
+    _row_block_kernel.cache.clear()
+    x, y = FakeTorchCuda(1 << 20), FakeTorchCuda(2 << 20)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the guarded launch is no fallback
+        k = _row_block_kernel[(4,)](x, y, 100, ROWS=32)
+    assert k.metadata.path == "tile" and "guard" in k.asm and tile_launches == [4]
+    with pytest.warns(TileFallbackWarning, match=r"kernel _row_block_kernel: the Tile IR path "
+                      r"cannot run it: its general kernel \(for launches where the launch "
+                      r"guard fails\) has no cubin: tileiras failed \(exit 5\)"):
+        _row_block_kernel[(5,)](x, y, 100, ROWS=32)  # a program past the last row
+    assert stock_launches == [5] and tile_launches == [4]
+    _row_block_kernel[(6,)](x, y, 100, ROWS=32)
+    _row_block_kernel[(4,)](x, y, 100, ROWS=32)
+    assert stock_launches == [5, 6] and tile_launches == [4, 4]
+
+    _row_block_kernel.cache.clear()
+    monkeypatch.setenv("TRITON_TILE_FALLBACK", "error")
+    _row_block_kernel[(4,)](x, y, 100, ROWS=32)
+    with pytest.raises(triton.TileFallbackError, match=r"its general kernel"):
+        _row_block_kernel[(5,)](x, y, 100, ROWS=32)

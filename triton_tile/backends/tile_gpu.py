@@ -50,6 +50,10 @@ _INDEX_LOCK = threading.Lock()
 _GENERAL_LOCK = threading.Lock()
 
 
+class _NoGeneralCubin(Exception):
+    """A guarded kernel's general cubin is neither cached nor being built."""
+
+
 def device_arch(device: int) -> str:
     """`sm_XY` of CUDA device `device` (cubins are arch-exact)."""
     arch = _ARCH.get(device)
@@ -154,8 +158,9 @@ class GPUTile(driver.Backend):
     A kernel with a launch guard has two cubins. For a launch, only the guarded one (what runs
     where the guard holds, the usual case) is waited for; the general one (both versions of
     each guarded loop, about 3x tileiras's time for the tutorial matmul) compiles in the
-    background, and a launch whose guard fails waits for it then. Ahead of time both compile
-    before returning: the machine that runs the cache may have no tileiras.
+    background, and a launch whose guard fails waits for it then (where tileiras fails on it,
+    such launches run on the PTX path, loudly). Ahead of time both compile before returning:
+    the machine that runs the cache may have no tileiras.
 
     The cache entry is final (the cubins), keyed in two steps by the tileiras version (this
     module's docstring). `metadata.compile_times` says where a cold compile spent its seconds
@@ -290,8 +295,8 @@ _BACKGROUND = ThreadPoolExecutor(4, thread_name_prefix="triton_tile_general_cubi
 
 
 def _store_general(done, store, key, name, files, md, material) -> None:
-    """Completes the kernel's cache entry with its general cubin once tileiras is done (a
-    failure is raised where a launch needs the cubin)."""
+    """Completes the kernel's cache entry with its general cubin once tileiras is done (on a
+    failure, a launch that needs the cubin falls back: TileGPUKernel._load_general)."""
     if done.exception() is None:
         store.store(key, name, dict(files, cubin_general=done.result()), md, material)
 
@@ -382,18 +387,30 @@ class TileGPUKernel(cc.CompiledKernel):
             with _GENERAL_LOCK:  # one module per device, never unloaded under a launch
                 general = self._general.get(device)
                 if general is None:
-                    general = self._general[device] = cpu.core().CudaKernel(
-                        self._general_cubin(), self.name, device, self.signature)
+                    general = self._general[device] = self._load_general(device)
         return general
+
+    def _load_general(self, device: int):
+        """The kernel with both loop versions on `device`: its cubin, or, where there is none
+        (tileiras failed on it in the background, or a cache entry without it on a machine
+        without tileiras), the PTX path for the launches the guard sends there, loudly."""
+        try:
+            cubin = self._general_cubin()
+        except (tileiras.TileirasError, _NoGeneralCubin) as e:
+            from . import ptx_gpu
+
+            tile_stage.fall_back(self.name, "its general kernel (for launches where the launch "
+                                 f"guard fails) has no cubin: {e}", f"general:{device}",
+                                 runs_on=ptx_gpu.GPUPTX.runs_on)
+            return ptx_gpu.PTXGPUKernel(*self._spec, device_arch(device), asm=self.asm)
+        return cpu.core().CudaKernel(cubin, self.name, device, self.signature)
 
     def _general_cubin(self) -> bytes:
         cubin = self.asm.get("cubin_general")
         if cubin is None:
             if self.general_cubin is None:
-                raise RuntimeError(f"kernel {self.name}: its cache entry lacks the general "
-                                   "cubin (for launches where the launch guard fails) and "
-                                   "tileiras is not installed to build it; clear the cache "
-                                   f"entry or install tileiras ({tileiras.INSTALL_HINT})")
+                raise _NoGeneralCubin("the cache entry lacks it and tileiras is not installed to "
+                                      f"build it ({tileiras.INSTALL_HINT})")
             cubin = self.asm["cubin_general"] = self.general_cubin.result()
         return cubin
 
@@ -407,6 +424,9 @@ class TileGPUKernel(cc.CompiledKernel):
         args = runtime if self._as_is else sp.flatten_runtime(runtime)
         if self._guard is not None:
             kernel = self._pick(buf.device, grid, self._guard_values(args))
+            if isinstance(kernel, cc.CompiledKernel):  # the general kernel's PTX fallback
+                kernel.launch_device(grid, runtime, buf, bound, opt_kw, addresses)
+                return
         kernel.launch(grid[0], grid[1], grid[2], stream_of(buf), args)
 
     def launch(self, grid, args) -> None:
@@ -439,6 +459,10 @@ class TileGPUKernel(cc.CompiledKernel):
             args = vals if self._as_is else sp.flatten_runtime(vals)
             if self._guard is not None:
                 kernel = self._pick(buf.device, grid3, self._guard_values(args))
+                if isinstance(kernel, cc.CompiledKernel):
+                    raise RuntimeError(f"{self.name}: this launch needs the general kernel, "
+                                       "which has no cubin; launch through the @jit function "
+                                       "to run it on the PTX path")
             kernel.launch(*grid3, stream if stream is not None else stream_of(buf), args)
             return self
 
