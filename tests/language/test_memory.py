@@ -282,6 +282,59 @@ def test_aliased_arguments_are_one_buffer_for_the_tile_tokens(rng, path, monkeyp
         assert "token=" in k.asm["tileir"].split("store_view_tko")[1]
 
 
+@triton.jit
+def _stencil_kernel(X, Y, n_rows, n_cols, SHIFT_R: tl.constexpr, SHIFT_C: tl.constexpr,
+                    ROWS: tl.constexpr, COLS: tl.constexpr):
+    # y[r, c] = x[r + SHIFT_R, c + SHIFT_C] inside x, 0 outside: each dimension of the load
+    # is tested on both sides, as a stencil or a convolution's padding tests it
+    r = tl.program_id(0) * ROWS + tl.arange(0, ROWS)
+    c = tl.program_id(1) * COLS + tl.arange(0, COLS)
+    sr, sc = r + SHIFT_R, c + SHIFT_C
+    keep = (sr[:, None] >= 0) & (sr[:, None] < n_rows) & (0 <= sc[None, :]) & (sc[None, :] < n_cols)
+    x = tl.load(X + sr[:, None] * n_cols + sc[None, :], mask=keep, other=0.0)
+    inside = (r[:, None] < n_rows) & (c[None, :] < n_cols)
+    tl.store(Y + r[:, None] * n_cols + c[None, :], x, mask=inside)
+
+
+@triton.jit
+def _shifted_store_kernel(X, Y, n, SHIFT: tl.constexpr, BLOCK: tl.constexpr):
+    # y[i + SHIFT] = x[i] (7 past x) where i + SHIFT lies in y: the store's lanes tested on
+    # both sides
+    i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(X + i, mask=i < n, other=7.0)
+    j = i + SHIFT
+    tl.store(Y + j, x, mask=(j >= 0) & (j < n))
+
+
+@pytest.mark.parametrize("shift_r, shift_c", [(-1, -1), (2, -3), (0, 1), (-5, 0)])
+@pytest.mark.parametrize("n_rows, n_cols", [(37, 45), (64, 64), (3, 130)])
+def test_loads_tested_on_both_sides(shift_r, shift_c, n_rows, n_cols, rng, path):
+    """A lower bound (`idx >= 0`) on an access's lanes is a runtime condition of its view: the
+    view where no lane of the block falls below it, the masked gather elsewhere."""
+    rows, cols = 16, 32
+    x = numpy_random((n_rows, n_cols), "float32", rng)
+    y = poisoned((n_rows, n_cols), "float32")
+    k = _stencil_kernel[(cdiv(n_rows, rows), cdiv(n_cols, cols))](
+        x, y, n_rows, n_cols, SHIFT_R=shift_r, SHIFT_C=shift_c, ROWS=rows, COLS=cols)
+    ref = np.zeros((n_rows, n_cols), np.float32)
+    r0, r1 = max(0, -shift_r), min(n_rows, n_rows - shift_r)
+    c0, c1 = max(0, -shift_c), min(n_cols, n_cols - shift_c)
+    ref[r0:r1, c0:c1] = x[r0 + shift_r:r1 + shift_r, c0 + shift_c:c1 + shift_c]
+    assert_equal(y, ref)
+    if path == "tile" and k.metadata.path == "tile" and "tileir" in k.asm:
+        assert "load_view_tko" in k.asm["tileir"]  # the view, beside the gather
+    n, block = n_rows * n_cols, 128
+    xs, ys = x.reshape(-1), poisoned(n, "float32")
+    k = _shifted_store_kernel[(cdiv(n, block),)](xs, ys, n, SHIFT=shift_c, BLOCK=block)
+    ref = np.full(n, np.nan, np.float32)  # never stored: still poisoned
+    for i in range(cdiv(n, block) * block):
+        if 0 <= i + shift_c < n:
+            ref[i + shift_c] = xs[i] if i < n else 7.0
+    assert_equal(ys, ref)
+    if path == "tile" and k.metadata.path == "tile" and "tileir" in k.asm:
+        assert "store_view_tko" in k.asm["tileir"]
+
+
 def test_no_aliasing_reads_original(rng):
     n = 300
     x = numpy_random(n, "int32", rng, low=-1000, high=1000)

@@ -321,7 +321,8 @@ Value *Converter::generalLoad(const Operation &o) {
       [&]() -> std::vector<Value *> { return {pointerLoad(o)}; })[0];
   std::string detail = "tensor_view + partition_view, padding " + std::string(paddingName(pad));
   if (!plan->conditions.empty())
-    detail += " (when the index cannot wrap; a gather otherwise)";
+    detail += " (where its runtime conditions hold: no index wraps, no lane below its lower "
+              "bound; a gather otherwise)";
   note(o, true, detail);
   return loaded;
 }

@@ -290,12 +290,12 @@ int arangeDim(const Affine &a, std::string &why) {
   return dim;
 }
 
-// Collects bounds tests `c + arange_d < bound` from a conjunction, per dimension. With
-// `lowerBounds`, a test `c + arange_d >= lo` (or `lo <= c + arange_d`) holds for every lane
-// exactly when lo <= c: that becomes one of the plan's conditions (the pointer form runs when
-// it fails), as a tensor descriptor's atomics test their lanes against 0.
+// Collects bounds tests `c + arange_d < bound` from a conjunction, per dimension. A test
+// `c + arange_d >= lo` (or `lo <= c + arange_d`) holds for every lane exactly when lo <= c:
+// that becomes one of the plan's conditions (the pointer form runs when it fails), as a tensor
+// descriptor's atomics and a stencil's loads test their lanes against 0.
 bool decomposeMask(const Value *m, std::vector<std::optional<Test>> &tests, std::string &why,
-                   bool lowerBounds, int depth = 0) {
+                   int depth = 0) {
   size_t rank = m->type.shape().size();
   const Operation *op = m->def;
   if (!op) {
@@ -303,12 +303,12 @@ bool decomposeMask(const Value *m, std::vector<std::optional<Test>> &tests, std:
     return false;
   }
   if (op->is("arith.andi")) {
-    return decomposeMask(op->operand(0), tests, why, lowerBounds, depth + 1) &&
-           decomposeMask(op->operand(1), tests, why, lowerBounds, depth + 1);
+    return decomposeMask(op->operand(0), tests, why, depth + 1) &&
+           decomposeMask(op->operand(1), tests, why, depth + 1);
   }
   if (op->is("tt.broadcast") || op->is("tt.expand_dims")) {
     std::vector<std::optional<Test>> inner(op->operand(0)->type.shape().size());
-    if (!decomposeMask(op->operand(0), inner, why, lowerBounds, depth + 1))
+    if (!decomposeMask(op->operand(0), inner, why, depth + 1))
       return false;
     size_t axis = op->is("tt.expand_dims") ? static_cast<size_t>(op->intAttr("axis")) : rank;
     for (size_t d = 0, k = 0; d < rank; ++d) {
@@ -334,7 +334,7 @@ bool decomposeMask(const Value *m, std::vector<std::optional<Test>> &tests, std:
   if (op->is("arith.cmpi")) {
     int64_t pred = op->intAttr("predicate");
     const Value *idx = op->operand(0), *bound = op->operand(1);
-    const bool lower = lowerBounds && gConditions && (pred == 5 || pred == 3);
+    const bool lower = gConditions && (pred == 5 || pred == 3);
     if (pred == 4 || pred == 3) // sgt: bound > idx; sle: lo <= idx
       std::swap(idx, bound);
     else if (pred != 2 && !lower) {
@@ -406,7 +406,7 @@ std::optional<ViewPlan> planView(const Operation &access, std::string &why) {
   plan.extents.assign(rank, nullptr);
   if (mask) {
     std::vector<std::optional<Test>> tests(rank);
-    if (!decomposeMask(mask, tests, why, access.is("tt.atomic_rmw")))
+    if (!decomposeMask(mask, tests, why))
       return std::nullopt;
     for (size_t d = 0; d < rank; ++d)
       if (tests[d])
