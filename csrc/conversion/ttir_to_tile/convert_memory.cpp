@@ -195,6 +195,12 @@ Value *Converter::pointerLoad(const Operation &o, int ordering, int scope) {
       ->result(0);
 }
 
+std::string Converter::underConditions(const ViewPlan &plan) {
+  return plan.conditions.empty() ? ""
+                                 : " (where its runtime conditions hold: no index wraps, no "
+                                   "lane below its lower bound; a gather otherwise)";
+}
+
 Value *Converter::planConditions(const ViewPlan &plan) {
   Value *all = nullptr;
   for (const auto &c : plan.conditions) {
@@ -319,11 +325,9 @@ Value *Converter::generalLoad(const Operation &o) {
         return {v};
       },
       [&]() -> std::vector<Value *> { return {pointerLoad(o)}; })[0];
-  std::string detail = "tensor_view + partition_view, padding " + std::string(paddingName(pad));
-  if (!plan->conditions.empty())
-    detail += " (where its runtime conditions hold: no index wraps, no lane below its lower "
-              "bound; a gather otherwise)";
-  note(o, true, detail);
+  note(o, true,
+       "tensor_view + partition_view, padding " + std::string(paddingName(pad)) +
+           underConditions(*plan));
   return loaded;
 }
 
@@ -349,7 +353,7 @@ void Converter::generalStore(const Operation &o) {
         pointerStore(o);
         return {};
       });
-  note(o, true, "tensor_view + partition_view");
+  note(o, true, "tensor_view + partition_view" + underConditions(*plan));
 }
 
 int Converter::ordering(int64_t sem) {
@@ -425,7 +429,7 @@ bool Converter::viewReduction(const Operation &o, int mode) {
         pointerRmw(o, mode);
         return {};
       });
-  note(o, true, "a reduction through tensor_view + partition_view");
+  note(o, true, "a reduction through tensor_view + partition_view" + underConditions(*plan));
   return true;
 }
 

@@ -282,6 +282,8 @@ private:
 
   // `a <= b` for every condition the plan relies on (e.g. a `%` that cannot wrap).
   Value *planConditions(const ViewPlan &plan);
+  // What a view access's note adds when the plan has conditions (the gather runs without).
+  static std::string underConditions(const ViewPlan &plan);
 
   // if (conditions) { then() } else { otherwise() }, yielding `types`; inline when none.
   std::vector<Value *> branchOn(Value *cond, const std::vector<Type> &types,

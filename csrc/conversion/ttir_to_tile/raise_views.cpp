@@ -290,10 +290,10 @@ int arangeDim(const Affine &a, std::string &why) {
   return dim;
 }
 
-// Collects bounds tests `c + arange_d < bound` from a conjunction, per dimension. A test
-// `c + arange_d >= lo` (or `lo <= c + arange_d`) holds for every lane exactly when lo <= c:
-// that becomes one of the plan's conditions (the pointer form runs when it fails), as a tensor
-// descriptor's atomics and a stencil's loads test their lanes against 0.
+// Collects bounds tests `c + arange_d < bound` (or `<=`) from a conjunction, per dimension. A
+// test `c + arange_d >= lo` (or `>`, the index on either side) holds for every lane exactly
+// when lo <= c: that becomes one of the plan's conditions (the pointer form runs when it
+// fails), as a tensor descriptor's atomics and a stencil's loads test their lanes against 0.
 bool decomposeMask(const Value *m, std::vector<std::optional<Test>> &tests, std::string &why,
                    int depth = 0) {
   size_t rank = m->type.shape().size();
@@ -332,38 +332,37 @@ bool decomposeMask(const Value *m, std::vector<std::optional<Test>> &tests, std:
     return true;
   }
   if (op->is("arith.cmpi")) {
+    // Signed order tests, the index on either side (arith.cmpi's slt 2, sle 3, sgt 4, sge 5).
     int64_t pred = op->intAttr("predicate");
-    const Value *idx = op->operand(0), *bound = op->operand(1);
-    const bool lower = gConditions && (pred == 5 || pred == 3);
-    if (pred == 4 || pred == 3) // sgt: bound > idx; sle: lo <= idx
-      std::swap(idx, bound);
-    else if (pred != 2 && !lower) {
-      why = "mask is not a `<` bounds test";
+    if (pred < 2 || pred > 5) {
+      why = "mask is not a signed order test";
       return false;
     }
-    Affine a, b;
-    if (!decompose(idx, a, why) || !decompose(bound, b, why))
+    Affine idx, bound;
+    if (!decompose(op->operand(0), idx, why) || !decompose(op->operand(1), bound, why))
       return false;
-    if (!onlyScalar(b)) {
+    if (onlyScalar(idx)) { // `s < idx` is `idx > s`
+      std::swap(idx, bound);
+      pred = pred <= 3 ? pred + 2 : pred - 2;
+    }
+    if (!onlyScalar(bound)) {
       why = "mask bound varies across the tile";
       return false;
     }
-    int dim = arangeDim(a, why);
+    int dim = arangeDim(idx, why);
     if (dim < 0)
       return false;
-    if (lower) {
-      gConditions->emplace_back(b.scalar ? b.scalar : sConst(0), a.scalar ? a.scalar : sConst(0));
+    SExprPtr c = idx.scalar ? idx.scalar : sConst(0);
+    SExprPtr s = bound.scalar ? bound.scalar : sConst(0);
+    if (pred >= 4) { // c + arange > s (>= s): every lane is kept exactly when s + 1 (s) <= c
+      gConditions->emplace_back(pred == 4 ? sAdd(s, sConst(1)) : s, c);
       return true;
-    }
-    if (pred == 3) {
-      why = "mask is not a `<` bounds test";
-      return false;
     }
     if (tests[dim]) {
       why = "two bounds tests on one dimension";
       return false;
     }
-    tests[dim] = Test{a.scalar, b.scalar};
+    tests[dim] = Test{c, pred == 3 ? sAdd(s, sConst(1)) : s}; // c + arange <= s: < s + 1
     return true;
   }
   why = "mask comes from '" + op->name() + "'";
