@@ -153,6 +153,28 @@ def layer_norm(t: Tensors, m: int, n: int) -> Case:
                 torch_fn=lambda: _torch().nn.functional.layer_norm(x, (n,), w, b, 1e-5))
 
 
+def stencil(t: Tensors, m: int, n: int) -> Case:
+    """The 5-point Laplacian with zero padding: five shifted loads, each tested on both sides
+    (a lower bound is a runtime condition of its view). A torch user runs conv2d."""
+    x, out = t.randn((m, n), "float32"), t.empty((m, n), "float32")
+
+    def laplacian_torch():
+        torch = _torch()
+        w = torch.tensor([[0.0, 1.0, 0.0], [1.0, -4.0, 1.0], [0.0, 1.0, 0.0]], device="cuda")
+        return lambda: torch.nn.functional.conv2d(x[None, None], w[None, None], padding=1)
+
+    def check():
+        ref = laplacian_torch()()[0, 0]
+        return _rel_err(out, ref)
+
+    torch_fn = None if t.aot else laplacian_torch()
+    return Case("stencil fp32", f"{m}x{n}", example("stencil").laplacian_kernel,
+                (tt.cdiv(m, 32), tt.cdiv(n, 128)), [x, out, m, n],
+                {"BLOCK_M": 32, "BLOCK_N": 128}, [out], check, 1e-5, 8.0 * m * n, "GB/s",
+                lambda meta: (tt.cdiv(m, meta["BLOCK_M"]), tt.cdiv(n, meta["BLOCK_N"])),
+                torch_fn)
+
+
 def matmul(t: Tensors, size: int, dtype: str, b_kmajor: bool = False) -> Case:
     """b_kmajor: B stored K-major (a transposed view, strides (1, K)), as the Triton tutorial
     passes it for fp8 (`b = b.T`) and as Hopper's fp8 MMA wants its operands."""
@@ -395,14 +417,15 @@ def grouped_gemm(t: Tensors, sizes, desc: bool = False) -> Case:
                 lambda meta: (meta["NUM_PROGRAMS"],), torch_fn)
 
 
-FAMILIES = ["vector_add", "softmax", "layer_norm", "matmul", "matmul_fp8", "matmul_tma",
-            "attention", "attention_bwd", "grouped_gemm"]
+FAMILIES = ["vector_add", "softmax", "layer_norm", "stencil", "matmul", "matmul_fp8",
+            "matmul_tma", "attention", "attention_bwd", "grouped_gemm"]
 
 # Tile IR's own tuning knob (NVIDIA: "occupancy (critical)"; num_warps counts only as worker
 # warps, where the conversion gives them): each Tile case also runs with these occupancy hints,
 # and the table shows the default and the best.
-TILE_OCCUPANCY = {"vector add fp32": [], "softmax fp16": [4, 16], "softmax bf16": [4, 16],
-                  "layer norm fp16": [4, 16], "matmul fp16": [2], "matmul bf16": [2],
+TILE_OCCUPANCY = {"vector add fp32": [], "stencil fp32": [4, 16], "softmax fp16": [4, 16],
+                  "softmax bf16": [4, 16], "layer norm fp16": [4, 16], "matmul fp16": [2],
+                  "matmul bf16": [2],
                   "matmul TMA fp16": [1], "matmul desc fp16": [1],
                   "attention fwd fp16": [2], "attention bwd fp16": [1, 2],
                   "attention bwd atomic fp16": [1, 2],
@@ -448,6 +471,9 @@ _MM_FP8 = [dict(BLOCK_M=m, BLOCK_N=n, BLOCK_K=k, num_warps=w, num_stages=st)
                                   (256, 64, 128, 4, 3), (64, 256, 128, 4, 3),
                                   (128, 128, 128, 4, 3), (128, 128, 64, 8, 3))]
 TUNE = {"vector add fp32": [{"BLOCK_SIZE": 2048}, {"BLOCK_SIZE": 4096, "num_warps": 8}],
+        "stencil fp32": [dict(BLOCK_M=m, BLOCK_N=n, num_warps=w)
+                         for m, n, w in ((16, 128, 4), (32, 256, 8), (64, 128, 8),
+                                         (8, 512, 4), (16, 256, 4))],
         "matmul fp16": _MM, "matmul bf16": _MM, "matmul fp8 e4m3": _MM_FP8,
         "matmul fp8 e4m3 B K-major": _MM_FP8,
         "attention fwd fp16": [dict(BLOCK_M=128, BLOCK_N=128, num_warps=8, num_stages=3),
@@ -632,6 +658,7 @@ def cases(t: Tensors, quick: bool, only) -> List[Callable[[], Case]]:
         "softmax": [lambda: softmax(t, 1024 if q else 4096, 4096, "float16"),
                     lambda: softmax(t, 1024 if q else 8192, 8192, "bfloat16")],
         "layer_norm": [lambda: layer_norm(t, 1024 if q else 4096, 4096)],
+        "stencil": [lambda: stencil(t, 1024 if q else 8192, 8192)],
         "matmul": [*([] if q else [lambda: matmul(t, 512, "float16"),  # small GEMMs
                                    lambda: matmul(t, 1024, "float16")]),
                    lambda: matmul(t, 1024 if q else 4096, "float16"),

@@ -25,7 +25,7 @@ sys.path.insert(0, HERE)
 
 SCRIPTS = ["vector_add", "softmax", "matmul", "layer_norm"]
 # gpu_bench.py's families that have no CPU script
-GPU_ONLY = ["attention", "attention_bwd", "grouped_gemm", "matmul_fp8"]
+GPU_ONLY = ["attention", "attention_bwd", "grouped_gemm", "matmul_fp8", "stencil"]
 # Minimum ratio to numpy on a 2-core machine, and minimum speedup over the interpreter.
 RATIO_TARGETS = {"vector_add": 0.8, "softmax": 1.0, "matmul": 0.3}
 SPEEDUP_TARGET = 500.0

@@ -1,10 +1,11 @@
 """`python -m triton_tile.demo`: run the example kernels and print one table.
 
 Each module in examples/ (vector_add, fused_softmax, matmul, layer_norm, fused_attention,
-matmul_tma, fused_attention_bwd, grouped_gemm) exposes `demo(quick=False) -> dict` with keys
-`kernel`, `size`, `correct`, `ms`, `metric`, `unit` ("GB/s" or "GFLOP/s") and optionally `path`
-(the compiled kernel's metadata.path) and `max_err`. The demo imports each file, calls it, and
-reports; it exits non-zero if any example is wrong or fails, so it doubles as a smoke test.
+matmul_tma, fused_attention_bwd, grouped_gemm, stencil) exposes `demo(quick=False) -> dict`
+with keys `kernel`, `size`, `correct`, `ms`, `metric`, `unit` ("GB/s" or "GFLOP/s") and
+optionally `path` (the compiled kernel's metadata.path) and `max_err`. The demo imports each
+file, calls it, and reports; it exits non-zero if any example is wrong or fails, so it doubles
+as a smoke test.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import traceback
 from typing import List, Optional
 
 EXAMPLES = ["vector_add", "fused_softmax", "matmul", "layer_norm", "fused_attention",
-            "matmul_tma", "fused_attention_bwd", "grouped_gemm"]
+            "matmul_tma", "fused_attention_bwd", "grouped_gemm", "stencil"]
 
 
 def find_examples(explicit: Optional[str] = None) -> Optional[str]:

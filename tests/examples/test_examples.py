@@ -12,7 +12,8 @@ EXAMPLES_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".
 NAMES = ["vector_add", "fused_softmax", "matmul", "layer_norm", "fused_attention", "matmul_tma",
          "fused_attention_bwd",
          pytest.param("grouped_gemm",
-                      marks=pytest.mark.cpu_only("the pointer tables hold host addresses"))]
+                      marks=pytest.mark.cpu_only("the pointer tables hold host addresses")),
+         "stencil"]
 
 
 def load(name):
@@ -189,3 +190,19 @@ def test_matmul_tma_rejects_unaligned_strides():
     # TMA needs 16-byte aligned leading strides: 257 fp16 columns are 514 bytes.
     with pytest.raises(ValueError, match="multiple of 16"):
         load("matmul_tma").check(33, 257, 80)
+
+
+@pytest.mark.parametrize("m, n", [(1, 1), (2, 3), (37, 45), (300, 517), (64, 256)])
+def test_stencil(m, n):
+    _assert_ok(load("stencil").check(m, n), f"stencil {m}x{n}")
+
+
+def test_stencil_reads_its_neighbours_through_views(path):
+    """The shifted loads' lower bounds are runtime conditions of their views: on the Tile path
+    every access is a view, the four neighbours' behind a condition with the gather beside."""
+    mod = load("stencil")
+    correct, err, k = mod.check(70, 300)
+    assert correct, err
+    if path == "tile":
+        views = [(a[2], "lower bound" in a[3]) for a in k.metadata.tile_accesses]
+        assert views == [(True, True)] * 5 + [(True, False)], k.metadata.tile_accesses
