@@ -15,7 +15,8 @@
 #      probe  benchmarks/env_probe.py and tools.check: the process's C++ environment, tileiras
 #      gpu    tests/gpu on both paths (PATHS="tile ptx")
 #      multi  tests/gpu/test_multi_gpu.py alone, verbose, both paths (skips below two GPUs)
-#      suite  the kernel suite (tests/language, tests/examples) with --device cuda, both paths
+#      suite  the kernel suite (tests/language, tests/examples, or SUITE_TESTS) with --device
+#             cuda, both paths
 #      launch benchmarks/launch_overhead.py
 #      bench  the benchmark table (LEAN=1: only the configs a user tunes), cold compile column
 #      aot    the carried-cache feature: .gpu_cache (benchmarks/build_gpu_cache.sh) runs
@@ -97,7 +98,7 @@ for step in $STEPS; do
   suite)
     for p in ${PATHS:-tile ptx}; do
       stamp "kernel suite on the GPU, $p path"
-      timeout -k 10 "${SUITE_TIMEOUT:-300}" $PY -m pytest -q tests/language tests/examples \
+      timeout -k 10 "${SUITE_TIMEOUT:-300}" $PY -m pytest -q ${SUITE_TESTS:-tests/language tests/examples} \
         --device cuda -k "$p" -p no:cacheprovider -n "${WORKERS:-12}" --timeout=120 \
         --timeout-method=thread -v -rfE > "$L/suite_$p.log" 2>&1
       grep -E "^(FAILED|ERROR)|Fatal|Segmentation|crashed|Timeout" "$L/suite_$p.log" | cut -c1-200 \
@@ -117,7 +118,7 @@ for step in $STEPS; do
     # own family's numbers, not the whole table. Fresh caches per family: each family's first
     # launches are cold.
     : > "$L/bench.log"
-    for fam in ${FAMILIES:-vector_add softmax layer_norm matmul matmul_fp8 matmul_tma attention attention_bwd grouped_gemm}; do
+    for fam in ${FAMILIES:-vector_add softmax layer_norm stencil matmul matmul_fp8 matmul_tma attention attention_bwd grouped_gemm}; do
       stamp "benchmarks: $fam"
       TRITON_TILE_CACHE_DIR=$(mktemp -d /tmp/tt_cache.XXXX) \
       TRITON_CACHE_DIR=$(mktemp -d /tmp/triton_cache.XXXX) \
