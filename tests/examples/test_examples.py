@@ -197,12 +197,13 @@ def test_stencil(m, n):
     _assert_ok(load("stencil").check(m, n), f"stencil {m}x{n}")
 
 
-def test_stencil_reads_its_neighbours_through_views(path):
-    """The shifted loads' lower bounds are runtime conditions of their views: on the Tile path
-    every access is a view, the four neighbours' behind a condition with the gather beside."""
+def test_stencil_taps_are_gathers_and_its_store_a_view(path):
+    """Each tap's mask tests its lanes from below: on the Tile path the five loads stay gathers
+    (on an H100 they ran at 2618 GB/s, as views behind a branch 401, raise_views.cpp), and the
+    store, tested from above only, is a view."""
     mod = load("stencil")
     correct, err, k = mod.check(70, 300)
     assert correct, err
     if path == "tile":
         views = [(a[2], "lower bound" in a[3]) for a in k.metadata.tile_accesses]
-        assert views == [(True, True)] * 5 + [(True, False)], k.metadata.tile_accesses
+        assert views == [(False, True)] * 5 + [(True, False)], k.metadata.tile_accesses

@@ -15,14 +15,15 @@
 // keeps are exactly the lanes inside that extent, for any offset, aligned to the tile or not.
 //
 // An index `(c + arange_d) % m` (Triton's matmul wraps rows this way) is taken as c + arange_d
-// under the runtime condition 0 <= c and c + B_d <= m, checked by the conversion. A lower
-// bound `c + arange_d >= lo` (a stencil's or a convolution's padding, a tensor descriptor's
-// atomics) keeps every lane exactly when lo <= c: that is a runtime condition too, and the
-// masked gather runs where it fails.
+// under the runtime condition 0 <= c and c + B_d <= m, checked by the conversion. An atomic's
+// lower bound `c + arange_d >= lo` (a tensor descriptor's atomics) keeps every lane exactly
+// when lo <= c: that is a runtime condition too, and the pointer form runs where it fails.
 //
-// Known limits: loop-carried tensors of pointers are not traced through loop arguments; two
-// `<` tests on one dimension are not raised; index arithmetic is done in i64 (Triton's i32
-// offsets that overflow would wrap, ours do not).
+// Known limits: loop-carried tensors of pointers are not traced through loop arguments; a
+// load's or store's lower bound (a stencil's, a padded convolution's) is not raised: its
+// gather ran faster on an H100 than a view behind a branch (raise_views.cpp); two `<` tests on
+// one dimension are not raised; index arithmetic is done in i64 (Triton's i32 offsets that
+// overflow would wrap, ours do not).
 #pragma once
 
 #include <memory>
