@@ -571,7 +571,10 @@ _MM_FP8_TILE = [dict(BLOCK_M=m, BLOCK_N=n, BLOCK_K=128, num_warps=8, num_stages=
 # The descriptor matmuls at stock Triton's own knobs (STOCK_ONLY) and one CTA per SM.
 _DESC_TILE = [dict(num_warps=w, num_stages=4, **occ) for w in (4, 8)
               for occ in ({}, {"occupancy": 1})]
-TILE_ONLY = {"matmul TMA fp16": _DESC_TILE, "matmul desc fp16": _DESC_TILE,
+# The stencil's winning tile at higher occupancy hints (its gathers hide latency by CTAs).
+_STENCIL_TILE = [dict(BLOCK_M=16, BLOCK_N=128, num_warps=4, occupancy=o) for o in (16, 32)]
+TILE_ONLY = {"stencil fp32": _STENCIL_TILE, "matmul TMA fp16": _DESC_TILE,
+             "matmul desc fp16": _DESC_TILE,
              "matmul fp16": _MM_TILE, "matmul bf16": _MM_TILE,
              "matmul fp8 e4m3": _MM_FP8_TILE, "matmul fp8 e4m3 B K-major": _MM_FP8_TILE,
              "attention bwd fp16": _ATTN_BWD_TILE,
