@@ -612,17 +612,11 @@ def copy_bandwidth(nbytes: int = 1 << 31) -> float:
     return 2.0 * x.numel() * 4 / (ms * 1e-3) / 1e9
 
 
-# num_stages is the latency hint of loads and stores (1..10: how heavy the DRAM traffic is; 0:
-# no hint, tileiras infers it).
-TILE_STAGES = {"softmax fp16": [0, 1], "softmax bf16": [0, 1], "layer norm fp16": [0, 1]}
-
-
 def tile_variants(case: Case, lean: bool = False) -> List[dict]:
     """The default first (its first launch is the cold compile), then what a user tunes, then
     (unless lean) the comparison-only knobs of COLUMNS."""
     occ = [{"occupancy": o} for o in TILE_OCCUPANCY.get(case.name, [])]
-    stages = [{"num_stages": n} for n in TILE_STAGES.get(case.name, [])]
-    return [{}] + occ + stages + ([] if lean else list(COLUMNS.values()))
+    return [{}] + occ + ([] if lean else list(COLUMNS.values()))
 
 
 def _config_name(extra: dict) -> str:
@@ -937,7 +931,7 @@ def main(args) -> int:
     if versus:
         _print_table(VERSUS_HEADER, vs_rows)
         print(f"best against best, in this run: each side's fastest correct config over TUNE "
-              f"(the Tile path also over its occupancy and latency hints and TILE_ONLY, stock "
+              f"(the Tile path also over its occupancy hints and TILE_ONLY, stock "
               f"Triton also over STOCK_ONLY); torch = what a torch user runs (cuBLAS matmul, "
               f"scaled_dot_product_attention, torch.softmax, layer_norm, torch.add); "
               f"ours/best = the other side's time over ours (above 1: ours is faster); limit = "

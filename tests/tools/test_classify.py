@@ -311,3 +311,21 @@ def test_piped_into_head_prints_no_traceback(kernels_file):
     err = proc.stderr.read().decode()
     proc.wait(timeout=300)
     assert "Traceback" not in err and "BrokenPipe" not in err, err
+
+
+def test_element_wise_configs_each_compile_other_code(kernels_file, capsys):
+    """On the Tile path num_stages reaches only kernels with dots (tile_stage.tile_options),
+    so element-wise configs vary occupancy alone: two configs that differ in num_stages would
+    compile the same kernel and autotuning would time it twice."""
+    from triton_tile.backends import cpu
+    from triton_tile.compiler import tile_stage
+
+    rc, out = _json(capsys, kernels_file)
+    k = next(k for k in out["kernels"] if k["kernel"] == "relu_add")
+    configs = _check_configs(k["autotune_configs"])
+    knobs = [(json.dumps(c.kwargs, sort_keys=True), c.occupancy) for c in configs]
+    assert len(set(knobs)) == len(knobs) == len(classify.STRATEGY["element-wise"][2])
+    ttir = "tt.func public @k() {\n  tt.return\n}"  # a kernel without dots
+    stages = {tile_stage.tile_options(cpu.CPUOptions(num_stages=n), ttir_text=ttir).num_stages
+              for n in (2, 3, 4)}
+    assert stages == {0}
