@@ -571,8 +571,11 @@ _MM_FP8_TILE = [dict(BLOCK_M=m, BLOCK_N=n, BLOCK_K=128, num_warps=8, num_stages=
 # The descriptor matmuls at stock Triton's own knobs (STOCK_ONLY) and one CTA per SM.
 _DESC_TILE = [dict(num_warps=w, num_stages=4, **occ) for w in (4, 8)
               for occ in ({}, {"occupancy": 1})]
-# The stencil's winning tile at higher occupancy hints (its gathers hide latency by CTAs).
-_STENCIL_TILE = [dict(BLOCK_M=16, BLOCK_N=128, num_warps=4, occupancy=o) for o in (16, 32)]
+# The stencil's own shapes: stock's winner at higher occupancy hints, and the flatter tiles that
+# won on the Tile side (H100, 2026-11-27: 8x128 2615.3, 8x256 2595.5 GB/s at occupancy 8; 16x64
+# and 32x64 ran 2515-2555).
+_STENCIL_TILE = [dict(BLOCK_M=m, BLOCK_N=n, num_warps=4, occupancy=o)
+                 for m, n, o in ((16, 128, 16), (16, 128, 32), (8, 128, 8), (8, 256, 8))]
 TILE_ONLY = {"stencil fp32": _STENCIL_TILE, "matmul TMA fp16": _DESC_TILE,
              "matmul desc fp16": _DESC_TILE,
              "matmul fp16": _MM_TILE, "matmul bf16": _MM_TILE,
