@@ -1,6 +1,6 @@
 """CPU matmul, written the ways users write it, against numpy (OpenBLAS) in the same run.
 
-    python benchmarks/matmul_forms.py [--size 1024] [--paths ptx,tile]
+    python benchmarks/matmul_forms.py [--size 1024] [--paths ptx,tile] [--pairs 7]
 
 One fp32 matmul (`input_precision="ieee"`) in five common spellings: the tutorial's pointers
 advanced by BLOCK_K each iteration (BLOCK_K 64 and 32), offsets recomputed from the loop index
@@ -10,9 +10,12 @@ executor) and prints GFLOP/s and the ratio to numpy's `a @ b` measured in the sa
 Speed should not depend on the spelling (issue 14 asks for >= 0.9x numpy for every form).
 Results are checked against numpy before timing.
 
-This 2-core machine is shared and its speed drifts by 10-40% between seconds, so numpy and the
-forms are timed in interleaved rounds (`--rounds`, each a median over `--rep-ms`), and each
-reports its best round: a drift cannot favour the side timed in a fast second.
+This 2-core machine is shared and its speed drifts by 10-40% between seconds (one run saw the
+same build at 81 and then 54 GFLOP/s), so the ratio is measured in pairs: each form and numpy
+timed back to back (each the median call of `--rep-ms` after `--warm-ms` of calls), alternating
+which goes first, `--pairs` times, and the column is the median of the pairs' ratios. A drift
+moves both sides of a pair alike; a best-of-rounds figure for each side alone could catch one in
+a fast second and the other in a slow one. The GFLOP/s columns are each side's best median.
 """
 
 from __future__ import annotations
@@ -20,13 +23,13 @@ from __future__ import annotations
 import argparse
 import functools
 import os
+import statistics
 import sys
+import time
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import time_ms  # noqa: E402
-
 import triton_tile as triton  # noqa: E402
 import triton_tile.language as tl  # noqa: E402
 from triton_tile.tools.tensor_descriptor import TensorDescriptor  # noqa: E402
@@ -108,8 +111,9 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--size", type=int, default=1024)
     ap.add_argument("--paths", default="ptx,tile")
-    ap.add_argument("--rep-ms", type=float, default=400.0)
-    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--pairs", type=int, default=7)
+    ap.add_argument("--warm-ms", type=float, default=150.0)
+    ap.add_argument("--rep-ms", type=float, default=150.0)
     args = ap.parse_args(argv)
     n = args.size
     rng = np.random.default_rng(0)
@@ -118,7 +122,11 @@ def main(argv=None) -> int:
     ref = a.astype(np.float64) @ b.astype(np.float64)
     out = np.empty((n, n), np.float32)
     flops = 2.0 * n * n * n
-    runs = {"numpy": lambda: np.matmul(a, b, out=out)}
+
+    def numpy_run():
+        np.matmul(a, b, out=out)
+
+    runs = {}
     for name, kernel, bm, bn, bk, desc in FORMS:
         for path in args.paths.split(","):
             c = np.full((n, n), np.nan, np.float32)
@@ -138,18 +146,42 @@ def main(argv=None) -> int:
                 print(f"{name:30} {path:5} WRONG (max error {np.nanmax(np.abs(c - ref)):.3g})")
                 continue
             runs[(name, path)] = run
-    best = {key: float("inf") for key in runs}
-    for _ in range(args.rounds):
-        for key, run in runs.items():
-            best[key] = min(best[key], time_ms(run, args.rep_ms))
-    np_ms = best.pop("numpy")
-    np_gflops = flops / np_ms / 1e6
-    print(f"fp32 matmul {n}^3 on the CPU ({os.cpu_count()} cores): numpy (OpenBLAS) "
-          f"{np_ms:.2f} ms, {np_gflops:.1f} GFLOP/s (best of {args.rounds} interleaved rounds)")
-    print(f"{'form':30} {'path':5} {'ms':>9} {'GFLOP/s':>9} {'vs numpy':>9}")
-    for (name, path), ms in best.items():
-        gflops = flops / ms / 1e6
-        print(f"{name:30} {path:5} {ms:9.2f} {gflops:9.1f} {gflops / np_gflops:8.2f}x")
+
+    def seconds(fn) -> float:
+        """The median call of a block of calls, after a warm-up long enough for the other
+        side's idle threads to stop spinning (OpenBLAS's spin for about 0.1 s after a call:
+        timed right after numpy, one call of ours ran at 0.4-0.6x its speed)."""
+        start = time.perf_counter()
+        while time.perf_counter() - start < args.warm_ms / 1e3:
+            fn()
+        times = []
+        start = time.perf_counter()
+        while not times or time.perf_counter() - start < args.rep_ms / 1e3:
+            t0 = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - t0)
+        return statistics.median(times)
+
+    for _ in range(3):  # warm numpy's threads and every form's caches
+        numpy_run()
+    np_best = float("inf")
+    rows = []
+    for key, run in runs.items():
+        run()
+        ratios, best = [], float("inf")
+        for i in range(args.pairs):
+            first, second = (numpy_run, run) if i % 2 == 0 else (run, numpy_run)
+            t1, t2 = seconds(first), seconds(second)
+            t_np, t_form = (t1, t2) if i % 2 == 0 else (t2, t1)
+            ratios.append(t_np / t_form)
+            best, np_best = min(best, t_form), min(np_best, t_np)
+        rows.append((key, best, statistics.median(ratios)))
+    print(f"fp32 matmul {n}^3 on the CPU ({os.cpu_count()} cores): numpy (OpenBLAS) best "
+          f"{np_best * 1e3:.2f} ms, {flops / np_best / 1e9:.1f} GFLOP/s; vs numpy: the median of "
+          f"{args.pairs} back-to-back pairs' time ratios")
+    print(f"{'form':30} {'path':5} {'best ms':>9} {'GFLOP/s':>9} {'vs numpy':>9}")
+    for (name, path), best, ratio in rows:
+        print(f"{name:30} {path:5} {best * 1e3:9.2f} {flops / best / 1e9:9.1f} {ratio:8.2f}x")
     return 0
 
 

@@ -157,12 +157,15 @@ struct Frame {
   // writer of the register (the load, an if's result copy) sets the pointer.
   // A load forwarded to a dot's A operand (forward.cpp, "rows") may leave rows that are not
   // adjacent: the 8 bytes before the pointer hold the bytes from one row to the next. A load
-  // forwarded to a dot's B operand ("memo") may point at a TileMemo slot.
+  // forwarded to a dot's B operand ("memo") may point at a TileMemo slot, whose tile may be in
+  // the GEMM's column panels (kernels/gemm.h): the 8 bytes before the pointer say whether.
   static constexpr uint32_t kFwdHeader = 64;
   const char *&fwdSlot(uint32_t off) const {
     return *reinterpret_cast<const char **>(R + off - sizeof(char *));
   }
-  int64_t &fwdRowBytes(uint32_t off) const {
+  int64_t &fwdRowBytes(uint32_t off) const { return fwdWord(off); }
+  int64_t &fwdPanels(uint32_t off) const { return fwdWord(off); }
+  int64_t &fwdWord(uint32_t off) const {
     return *reinterpret_cast<int64_t *>(R + off - sizeof(char *) - sizeof(int64_t));
   }
   // The elements an operand refers to.

@@ -16,6 +16,7 @@
 #include <algorithm>
 
 #include "exec/compiler/compiler.h"
+#include "exec/kernels/gemm.h"
 #include "exec/kernels/memory_common.h"
 #include "exec/kernels/shared_emit.h"
 #include "exec/runtime/copy.h"
@@ -430,6 +431,8 @@ template <int ES> void compactLoadK(const Inst &I, Frame &F) {
     F.fwdSlot(I.out) = reinterpret_cast<const char *>(o);
   if (a.forwardRows)
     F.fwdRowBytes(I.out) = L * ES;
+  if (a.memo >= 0) // row-major, unless the memo below holds it in panels
+    F.fwdPanels(I.out) = 0;
   if (a.intervalMask) {
     const int64_t *h = reinterpret_cast<const int64_t *>(m);
     if (h[0] >= 0) { // lanes [lo, hi) of the single row
@@ -503,9 +506,11 @@ template <int ES> void compactLoadK(const Inst &I, Frame &F) {
       return;
     }
     if (a.memo >= 0 && evenRows) { // a dot's B, memoized
+      const int64_t panel = gemmPanelBytes(L, ES);
       if (const char *slot = F.memo->fetch(a.memo, reinterpret_cast<const char *>(starts[0]), R,
-                                           L * ES, rs.pitch)) {
+                                           L * ES, rs.pitch, panel)) {
         F.fwdSlot(I.out) = slot;
+        F.fwdPanels(I.out) = panel > 0;
         return;
       }
     }

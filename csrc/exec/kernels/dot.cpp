@@ -142,8 +142,10 @@ void dotFloatK(const Inst &I, Frame &F) {
     // A forwarded A (forward.cpp: 2-D, so one batch) may be rows of a matrix in memory.
     const char *aSrc = x.a.ind ? F.fwdSlot(x.a.off) : F.R + x.a.off + bi * MK * aes;
     const int64_t aRowBytes = x.a.ind ? F.fwdRowBytes(x.a.off) : x.K * aes;
-    // A forwarded B (2-D) is dense, maybe in the thread's tile memo (forward.cpp, "memo").
+    // A forwarded B (2-D) is dense, maybe in the thread's tile memo (forward.cpp, "memo") and
+    // then maybe in the GEMM's panels (gemm.h), which the element-wise conversions keep.
     const char *bSrc = x.b.ind ? F.fwdSlot(x.b.off) : F.R + x.b.off + bi * KN * bes;
+    const bool bPanels = x.b.ind && F.fwdPanels(x.b.off);
     char *dOut = F.R + x.d + bi * MN * ces;
     // Accumulator in f32.
     float *D = x.dw ? F.at<float>(x.dw) : reinterpret_cast<float *>(dOut);
@@ -183,7 +185,7 @@ void dotFloatK(const Inst &I, Frame &F) {
         tf32Round(reinterpret_cast<const float *>(src), aw + at, n);
       });
       tf32Round(B, bw, KN);
-      gemmAcc(aw, x.K, bw, D, x.M, x.N, x.K);
+      gemmAcc(aw, x.K, bw, bPanels, D, x.M, x.N, x.K);
     } else if (x.aType == DType::F32 && x.precision == kTF32x3) {
       float *ahi = F.at<float>(x.aw), *bhi = F.at<float>(x.bw);
       float *alo = F.at<float>(x.alo), *blo = F.at<float>(x.blo);
@@ -191,11 +193,11 @@ void dotFloatK(const Inst &I, Frame &F) {
         tf32Split(reinterpret_cast<const float *>(src), ahi + at, alo + at, n);
       });
       tf32Split(reinterpret_cast<const float *>(bSrc), bhi, blo, KN);
-      gemmAcc(alo, x.K, bhi, D, x.M, x.N, x.K);
-      gemmAcc(ahi, x.K, blo, D, x.M, x.N, x.K);
-      gemmAcc(ahi, x.K, bhi, D, x.M, x.N, x.K);
+      gemmAcc(alo, x.K, bhi, bPanels, D, x.M, x.N, x.K);
+      gemmAcc(ahi, x.K, blo, bPanels, D, x.M, x.N, x.K);
+      gemmAcc(ahi, x.K, bhi, bPanels, D, x.M, x.N, x.K);
     } else {
-      gemmAcc(A, lda, B, D, x.M, x.N, x.K);
+      gemmAcc(A, lda, B, bPanels, D, x.M, x.N, x.K);
     }
     if (x.dw)
       narrowFromF32(D, x.cType, dOut, MN);
@@ -210,7 +212,7 @@ void dotDeferK(const Inst &I, Frame &F) {
   Pending &p = *F.at<Pending>(x.pending);
   const char *a = F.fwdSlot(x.a.off), *b = F.fwdSlot(x.b.off);
   const GemmStep cur{reinterpret_cast<const float *>(a), F.fwdRowBytes(x.a.off) / 4,
-                     reinterpret_cast<const float *>(b)};
+                     reinterpret_cast<const float *>(b), F.fwdPanels(x.b.off) != 0};
   float *D = F.at<float>(x.d);
   p.steps[p.count++] = cur;
   if (p.count == kChain || a == F.R + x.a.off || b == F.R + x.b.off) { // full, or copied

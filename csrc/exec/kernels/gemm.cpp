@@ -1,15 +1,19 @@
-// GEMM for one dot's tiles: D[M,N] += A[M,K] * B[K,N], row-major and dense.
+// GEMM for one dot's tiles: D[M,N] += A[M,K] * B[K,N] (layouts: gemm.h).
 //
 // f32 on AVX2/FMA runs our own register-blocked kernel: each 6x16 block of D lives in 12 ymm
 // registers for the whole K loop, each step broadcasting one element of A's six rows against
 // one 16-wide row of B. A dot's tiles are small (64x64x32 is typical) and B is a dense tile (a
 // register, a slot of the thread's tile memo (runtime/tile_memo.h), or whole rows of a matrix
-// read in place), so its rows are already the packed panel a BLAS would build, and the whole
-// problem sits in L1/L2: no packing is needed. A is read one element at a time, so its rows may
-// be anywhere (lda): a load forwarded to the dot leaves them in the matrix. Eigen's GEMM packs
-// both operands on every call; with it the CPU matmul ran 4-13% slower on the Tile path
-// (benchmarks/RESULTS.md, "2026-11-26, evening: CPU matmul with our own GEMM kernel"). Each
-// element of D accumulates its K products in order with FMA.
+// read in place). A memo slot holds B in 16-wide panels, the packed panel a BLAS would build,
+// made once per launch and thread. Read row-major, a 64-wide tile's rows are 256 bytes apart and
+// fall in a quarter of L1's sets: B's loads stalled the kernel (perf), and with panels the
+// 1024^3 matmul forms at BLOCK_K 64 ran 2-6% faster, those at 32 within 1% (matmul_forms.py's
+// kernels, one thread, paired runs, Zen 3; the GEMM alone on L2-resident tiles: 70 -> 93
+// GFLOP/s). A is read one element at a time, so its rows may be anywhere (lda): a load forwarded
+// to the dot leaves them in the matrix. Eigen's GEMM packs both operands on every call; with it
+// the CPU matmul ran 4-13% slower on the Tile path (benchmarks/RESULTS.md, "2026-11-26, evening:
+// CPU matmul with our own GEMM kernel"). Each element of D accumulates its K products in order
+// with FMA.
 //
 // Elsewhere (f64, or a build without AVX2) Eigen when the build has it, else a blocked loop.
 #include "exec/kernels/gemm.h"
@@ -28,6 +32,22 @@
 
 namespace tt::exec {
 namespace {
+
+#ifndef TT_GEMM_AVX2
+// B in panels (gemm.h), element by element: the generic build's B is never in panels
+// (kGemmPrefersPanels), but a caller may still pass them.
+void gemmPanelsScalar(const float *A, int64_t lda, const float *B, float *D, int64_t M, int64_t N,
+                      int64_t K) {
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < N; ++j) {
+      const float *b = B + (j / kGemmPanel) * kGemmPanel * K + j % kGemmPanel;
+      float acc = D[i * N + j];
+      for (int64_t k = 0; k < K; ++k)
+        acc = std::fma(A[i * lda + k], b[k * kGemmPanel], acc);
+      D[i * N + j] = acc;
+    }
+}
+#endif
 
 template <class T>
 void gemmGeneric(const T *A, int64_t lda, const T *B, T *D, int64_t M, int64_t N, int64_t K) {
@@ -55,11 +75,18 @@ void gemmGeneric(const T *A, int64_t lda, const T *B, T *D, int64_t M, int64_t N
 }
 
 #ifdef TT_GEMM_AVX2
+// Column j of B (a multiple of 8) in a step's layout, and the distance from one of its rows to
+// the next; a 16-wide block of a panel layout lies in one panel.
+inline const float *bColumn(const GemmStep &s, int64_t j, int64_t N, int64_t K, int64_t &ldb) {
+  ldb = s.bPanels ? kGemmPanel : N;
+  return s.bPanels ? s.B + j * K : s.B + j;
+}
+
 // D[MR, 8*NV] += A[MR, K] * B[K, 8*NV] for each step in turn: MR*NV accumulators, NV loads of B
 // and MR broadcasts of A per k (6x2: 12 accumulators, 15 of the 16 ymm registers). The
 // accumulators stay in registers across the steps (a chain of K steps is one long K).
 template <int MR, int NV>
-inline void block(const GemmStep *steps, int nsteps, int64_t i, int64_t j, int64_t ldb, float *D,
+inline void block(const GemmStep *steps, int nsteps, int64_t i, int64_t j, int64_t N, float *D,
                   int64_t ldd, int64_t K) {
   __m256 acc[MR][NV];
 #pragma GCC unroll 8
@@ -69,7 +96,8 @@ inline void block(const GemmStep *steps, int nsteps, int64_t i, int64_t j, int64
       acc[r][v] = _mm256_loadu_ps(D + r * ldd + 8 * v);
   for (int s = 0; s < nsteps; ++s) {
     const int64_t lda = steps[s].lda;
-    const float *A = steps[s].A + i * lda, *B = steps[s].B + j;
+    int64_t ldb;
+    const float *A = steps[s].A + i * lda, *B = bColumn(steps[s], j, N, K, ldb);
     for (int64_t k = 0; k < K; ++k) {
       __m256 b[NV];
 #pragma GCC unroll 2
@@ -134,7 +162,7 @@ void gemmF32(const GemmStep *steps, int nsteps, float *D, int64_t M, int64_t N, 
   for (int64_t r = 0; r < M; ++r)
     for (int64_t jj = j; jj < N; ++jj) {
       float acc = D[r * N + jj];
-      for (int s = 0; s < nsteps; ++s)
+      for (int s = 0; s < nsteps; ++s) // (row-major: panels need N % 16 == 0)
         for (int64_t k = 0; k < K; ++k)
           acc = std::fma(steps[s].A[r * steps[s].lda + k], steps[s].B[k * N + jj], acc);
       D[r * N + jj] = acc;
@@ -144,9 +172,9 @@ void gemmF32(const GemmStep *steps, int nsteps, float *D, int64_t M, int64_t N, 
 
 } // namespace
 
-void gemmAcc(const float *A, int64_t lda, const float *B, float *D, int64_t M, int64_t N,
-             int64_t K) {
-  const GemmStep step{A, lda, B};
+void gemmAcc(const float *A, int64_t lda, const float *B, bool bPanels, float *D, int64_t M,
+             int64_t N, int64_t K) {
+  const GemmStep step{A, lda, B, bPanels};
   gemmAccSteps(&step, 1, D, M, N, K);
 }
 
@@ -155,7 +183,10 @@ void gemmAccSteps(const GemmStep *steps, int nsteps, float *D, int64_t M, int64_
   gemmF32(steps, nsteps, D, M, N, K);
 #else
   for (int s = 0; s < nsteps; ++s)
-    gemmGeneric(steps[s].A, steps[s].lda, steps[s].B, D, M, N, K);
+    if (steps[s].bPanels)
+      gemmPanelsScalar(steps[s].A, steps[s].lda, steps[s].B, D, M, N, K);
+    else
+      gemmGeneric(steps[s].A, steps[s].lda, steps[s].B, D, M, N, K);
 #endif
 }
 

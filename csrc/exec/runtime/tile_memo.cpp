@@ -64,15 +64,23 @@ char *TileMemo::insert(int id, uint64_t addr, int64_t pitch) {
 }
 
 const char *TileMemo::fetch(int id, const char *first, int64_t rows, int64_t rowBytes,
-                            int64_t pitch) {
+                            int64_t pitch, int64_t panelBytes) {
   const uint64_t addr = reinterpret_cast<uint64_t>(first);
   const char *slot = find(id, addr, pitch);
   if (!slot) {
     char *fresh = insert(id, addr, pitch);
     if (!fresh)
       return nullptr;
-    for (int64_t r = 0; r < rows; ++r)
-      copyBytes(fresh + r * rowBytes, first + r * pitch, static_cast<size_t>(rowBytes));
+    if (panelBytes > 0) {
+      const int64_t panelSize = rows * panelBytes;
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t p = 0; p * panelBytes < rowBytes; ++p)
+          copyBytes(fresh + p * panelSize + r * panelBytes, first + r * pitch + p * panelBytes,
+                    static_cast<size_t>(panelBytes));
+    } else {
+      for (int64_t r = 0; r < rows; ++r)
+        copyBytes(fresh + r * rowBytes, first + r * pitch, static_cast<size_t>(rowBytes));
+    }
     slot = fresh;
   }
   Table &t = tables_[static_cast<size_t>(id)];

@@ -45,8 +45,11 @@ public:
   // bytes after the one before, as `rows * rowBytes` dense bytes: a slot filled by an earlier
   // load of the same rows, else one filled now (evicting the oldest slot that none of the last
   // kRecent fetches returned). Null when memo load `id` has no slots (its tiles are too large
-  // for the budget).
-  const char *fetch(int id, const char *first, int64_t rows, int64_t rowBytes, int64_t pitch);
+  // for the budget). With `panelBytes` (a divisor of rowBytes, else 0) the slot holds the tile
+  // in column panels of that width, the layout the GEMM reads B in (kernels/gemm.h): panel p's
+  // rows one after another, then panel p + 1's. A memo load passes the same width every time.
+  const char *fetch(int id, const char *first, int64_t rows, int64_t rowBytes, int64_t pitch,
+                    int64_t panelBytes);
 
 private:
   const char *find(int id, uint64_t addr, int64_t pitch);

@@ -19,6 +19,7 @@
 #include <cmath>
 
 #include "exec/kernels/atomics.h"
+#include "exec/kernels/gemm.h"
 #include "exec/kernels/memory_common.h"
 #include "exec/kernels/shared_emit.h"
 #include "exec/runtime/copy.h"
@@ -115,16 +116,21 @@ template <int ES> void viewLoadK(const Inst &I, Frame &F) {
                                                 : reinterpret_cast<const char *>(o);
     if (a.forwardRows)
       F.fwdRowBytes(I.out) = inMemory || !rowsInMemory ? a.tile[1] * ES : b.step[0];
+    if (a.memo >= 0) // row-major, unless the memo below holds it in panels
+      F.fwdPanels(I.out) = 0;
     if (inMemory || rowsInMemory)
       return;
     // A dot's B (rank 2): a dense copy in the thread's memo, made once per launch and thread
-    // while it stays in the memo's FIFO.
-    if (a.memo >= 0 && b.full && b.step[1] == ES)
+    // while it stays in the memo's FIFO, in the GEMM's panels where its width allows.
+    if (a.memo >= 0 && b.full && b.step[1] == ES) {
+      const int64_t panel = gemmPanelBytes(a.tile[1], ES);
       if (const char *slot = F.memo->fetch(a.memo, reinterpret_cast<const char *>(b.base),
-                                           a.tile[0], a.tile[1] * ES, b.step[0])) {
+                                           a.tile[0], a.tile[1] * ES, b.step[0], panel)) {
         F.fwdSlot(I.out) = slot;
+        F.fwdPanels(I.out) = panel > 0;
         return;
       }
+    }
   }
   if (!b.full) {
     const T pad = loadAs<T>(a.pad.data());
