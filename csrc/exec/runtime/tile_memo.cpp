@@ -71,12 +71,14 @@ const char *TileMemo::fetch(int id, const char *first, int64_t rows, int64_t row
     char *fresh = insert(id, addr, pitch);
     if (!fresh)
       return nullptr;
-    if (panelBytes > 0) {
-      const int64_t panelSize = rows * panelBytes;
-      for (int64_t r = 0; r < rows; ++r)
-        for (int64_t p = 0; p * panelBytes < rowBytes; ++p)
-          copyBytes(fresh + p * panelSize + r * panelBytes, first + r * pitch + p * panelBytes,
-                    static_cast<size_t>(panelBytes));
+    if (panelBytes > 0) { // panel by panel: the slot is written in order
+      char *to = fresh;
+      for (int64_t p = 0; p < rowBytes; p += panelBytes)
+        for (int64_t r = 0; r < rows; ++r, to += panelBytes) {
+          if (r + 8 < rows)
+            __builtin_prefetch(first + (r + 8) * pitch + p);
+          copyBytes(to, first + r * pitch + p, static_cast<size_t>(panelBytes));
+        }
     } else {
       for (int64_t r = 0; r < rows; ++r)
         copyBytes(fresh + r * rowBytes, first + r * pitch, static_cast<size_t>(rowBytes));
