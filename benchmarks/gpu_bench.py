@@ -629,17 +629,24 @@ def _config_name(extra: dict) -> str:
 
 
 class _Env:
-    """Sets a variant's environment knobs for the duration of a block."""
+    """Sets a variant's environment knobs for the duration of a block; `active` holds the knobs
+    set by the blocks open now (a run keeps them, to be timed again under them: faceoff)."""
+
+    active: dict = {}
 
     def __init__(self, env: dict):
-        self.env, self.saved = env, {}
+        self.env, self.saved, self.outer = env, {}, {}
 
     def __enter__(self):
+        self.outer = dict(_Env.active)
+        _Env.active.update(self.env)
         for k, v in self.env.items():
             self.saved[k] = os.environ.get(k)
             os.environ[k] = v
 
     def __exit__(self, *exc):
+        _Env.active.clear()
+        _Env.active.update(self.outer)
         for k, v in self.saved.items():
             if v is None:
                 os.environ.pop(k, None)
@@ -706,9 +713,13 @@ def _measure(case: Case, launch) -> dict:
     first = time.perf_counter() - start
     err = case.check()
     ms = do_bench(launch, warmup=25, rep=100, return_mode="median")
-    value = case.work / (ms * 1e-3) / (1e9 if case.unit == "GB/s" else 1e12)
     return {"ms": ms, "err": err, "ok": err <= case.tol or (case.tol == 0 and err == 0),
-            "value": value, "kernel": kernel, "first_s": first}
+            "value": _rate(case, ms), "kernel": kernel, "first_s": first, "launch": launch,
+            "env": dict(_Env.active)}
+
+
+def _rate(case: Case, ms: float) -> float:
+    return case.work / (ms * 1e-3) / (1e9 if case.unit == "GB/s" else 1e12)
 
 
 def _grid(case: Case, meta: dict) -> tuple:
@@ -808,6 +819,8 @@ def run_case(case: Case, lean: bool = False, versus: bool = False) -> dict:
         out["tile_best"] = _fastest([best, *tile_tuned])
         out["stock_best"] = _fastest([stock, *stock_tuned])
         out["torch"] = _measure_torch(case)
+        out["faceoff"] = faceoff(case, {"ours": out["tile_best"], "stock": out["stock_best"],
+                                        "torch": out["torch"]})
     return out
 
 
@@ -822,7 +835,41 @@ def _measure_torch(case: Case) -> Optional[dict]:
         print(f"  torch {case.name} {case.label}: {type(e).__name__}: {e}", file=sys.stderr,
               flush=True)
         return None
-    return {"ms": ms, "value": case.work / (ms * 1e-3) / (1e9 if case.unit == "GB/s" else 1e12)}
+    return {"ms": ms, "value": _rate(case, ms), "launch": case.torch_fn, "env": {}}
+
+
+# The face-off: each side's winner timed again, back to back, in rounds of alternating order.
+# The tuning measures the sides minutes apart, and an H100's clocks drift by several percent
+# over such a run (the 8192^3 fp16 matmul at the same config: 604.9 TFLOP/s in one table, 715.3
+# in a probe the next day); a ratio of two numbers taken minutes apart carries that drift.
+FACEOFF_ROUNDS = 5
+
+
+def faceoff(case: Case, runs: dict, bench=None) -> Optional[dict]:
+    """`runs`: side name -> a run (with its launch and environment) or None; "ours" among them.
+    Returns each side's median time over the rounds and the median over the rounds of the
+    fastest other side's time over ours, or None without ours and one other. `bench(fn)` times
+    one side in ms (do_bench's median)."""
+    import statistics
+
+    if bench is None:
+        from triton.testing import do_bench
+
+        def bench(fn):
+            return do_bench(fn, warmup=10, rep=50, return_mode="median")
+
+    sides = {name: run for name, run in runs.items() if run is not None}
+    if "ours" not in sides or len(sides) < 2:
+        return None
+    times = {name: [] for name in sides}
+    for i in range(FACEOFF_ROUNDS):
+        for name in (list(sides) if i % 2 == 0 else list(sides)[::-1]):
+            with _Env(sides[name]["env"]):
+                times[name].append(bench(sides[name]["launch"]))
+    ratios = [min(t[i] for name, t in times.items() if name != "ours") / times["ours"][i]
+              for i in range(FACEOFF_ROUNDS)]
+    return {"ms": {name: statistics.median(t) for name, t in times.items()},
+            "ratio": statistics.median(ratios)}
 
 
 def _value(run: Optional[dict]) -> str:
@@ -936,7 +983,10 @@ def main(args) -> int:
               f"(the Tile path also over its occupancy hints and TILE_ONLY, stock "
               f"Triton also over STOCK_ONLY); torch = what a torch user runs (cuBLAS matmul, "
               f"scaled_dot_product_attention, torch.softmax, layer_norm, torch.add); "
-              f"ours/best = the other side's time over ours (above 1: ours is faster); limit = "
+              f"times = the face-off's: the three winners timed again back to back, "
+              f"{FACEOFF_ROUNDS} rounds in alternating order, each side's median; ours/best = "
+              f"the median over the rounds of the fastest other side's time over ours (above "
+              f"1: ours is faster); limit = "
               f"device copy {copy_gbs:.0f} GB/s (torch, 1 GiB) for GB/s rows, dense fp16/bf16 "
               f"peak {peak if peak else '-'} TFLOP/s for TFLOP/s rows (fp8 rows: twice that); "
               f"same-size copy = torch's copy moving the row's bytes (GB/s rows)")
@@ -951,20 +1001,31 @@ VERSUS_HEADER = ["kernel", "size", "ours: best (config)", "ms", "stock Triton: b
 
 def _versus_row(c: Case, r: dict, limit: Optional[float],
                 same_size: Optional[float] = None) -> List[str]:
-    def cell(run):
+    """The row from the face-off's medians where it ran (the tuning's times otherwise)."""
+    face = r.get("faceoff")
+
+    def ms_of(name, run):
+        return face["ms"][name] if face and name in face["ms"] else run["ms"]
+
+    def cell(name, run, config=True):
         if run is None:
             return "-", "-"
-        return f"{run['value']:.1f} {c.unit} ({run.get('config', '')})", f"{run['ms']:.3f}"
+        ms = ms_of(name, run)
+        label = f" ({run.get('config', '')})" if config else ""
+        return f"{_rate(c, ms):.1f} {c.unit}{label}", f"{ms:.3f}"
 
     mine, theirs, torch_run = r.get("tile_best"), r.get("stock_best"), r.get("torch")
-    others = [x["ms"] for x in (theirs, torch_run) if x is not None]
-    ratio = f"{min(others) / mine['ms']:.2f}x" if mine and others else "-"
-    share = f"{100 * mine['value'] / limit:.0f}%" if mine and limit else "-"
-    same = f"{100 * mine['value'] / same_size:.0f}% ({same_size:.0f} GB/s)" \
-        if mine and same_size else "-"
-    torch_cell = ("-", "-") if torch_run is None else (f"{torch_run['value']:.1f} {c.unit}",
-                                                       f"{torch_run['ms']:.3f}")
-    return [c.name, c.label, *cell(mine), *cell(theirs), *torch_cell, ratio, share, same]
+    others = [ms_of(n, x) for n, x in (("stock", theirs), ("torch", torch_run)) if x is not None]
+    ratio = "-"
+    if face:
+        ratio = f"{face['ratio']:.2f}x"
+    elif mine and others:
+        ratio = f"{min(others) / mine['ms']:.2f}x"
+    value = _rate(c, ms_of("ours", mine)) if mine else None
+    share = f"{100 * value / limit:.0f}%" if mine and limit else "-"
+    same = f"{100 * value / same_size:.0f}% ({same_size:.0f} GB/s)" if mine and same_size else "-"
+    return [c.name, c.label, *cell("ours", mine), *cell("stock", theirs),
+            *cell("torch", torch_run, config=False), ratio, share, same]
 
 
 def _print_table(header: List[str], rows: List[List[str]]) -> None:
