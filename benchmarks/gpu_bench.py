@@ -819,8 +819,13 @@ def run_case(case: Case, lean: bool = False, versus: bool = False) -> dict:
         out["tile_best"] = _fastest([best, *tile_tuned])
         out["stock_best"] = _fastest([stock, *stock_tuned])
         out["torch"] = _measure_torch(case)
-        out["faceoff"] = faceoff(case, {"ours": out["tile_best"], "stock": out["stock_best"],
-                                        "torch": out["torch"]})
+        out["faceoff"] = face = faceoff(case, {"ours": out["tile_best"],
+                                               "stock": out["stock_best"], "torch": out["torch"]})
+        if face:
+            print(f"  face-off {case.name} {case.label}: " + "; ".join(
+                f"{name} {' '.join(f'{ms:.4f}' for ms in times)} ms"
+                for name, times in face["rounds"].items()) + f"; ratio {face['ratio']:.3f}",
+                file=sys.stderr, flush=True)
     return out
 
 
@@ -869,7 +874,7 @@ def faceoff(case: Case, runs: dict, bench=None) -> Optional[dict]:
     ratios = [min(t[i] for name, t in times.items() if name != "ours") / times["ours"][i]
               for i in range(FACEOFF_ROUNDS)]
     return {"ms": {name: statistics.median(t) for name, t in times.items()},
-            "ratio": statistics.median(ratios)}
+            "ratio": statistics.median(ratios), "rounds": times}
 
 
 def _value(run: Optional[dict]) -> str:
