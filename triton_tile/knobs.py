@@ -146,6 +146,10 @@ class Knobs(types.ModuleType):
                             "persist autotuning results in the cache directory")
     f32_default = _Env("TRITON_F32_DEFAULT", _choice("ieee", "tf32", "tf32x3"), None,
                        "default input_precision of fp32 tl.dot", changes_code=True)
+    disable_line_info = _Env("TRITON_DISABLE_LINE_INFO", _parse_bool, False,
+                             "Tile path: no source lines in the bytecode's Debug section and the "
+                             "cubin's line table (tileiras --lineinfo; ncu's source view), as "
+                             "stock Triton's variable drops them from its PTX", changes_code=True)
     default_fp_fusion = _Env("TRITON_DEFAULT_FP_FUSION", _parse_bool, True,
                              "enable_fp_fusion's default: GPU targets contract a * b + c into "
                              "one fma, as stock Triton does", changes_code=True)

@@ -48,6 +48,7 @@ struct Context {
   ModuleWriter &w;
   TypeMap types;
   Version v;
+  bool lineInfo = true; // the ops' source positions into the Debug section (debug_info.h)
 };
 
 using KeyedAttrs = std::vector<std::pair<uint32_t, std::vector<uint8_t>>>;

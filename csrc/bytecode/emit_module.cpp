@@ -2,6 +2,7 @@
 // only translates our IR's conventions (tile/tile.h) into each spec's fields.
 #include "bytecode/emit_module.h"
 
+#include <algorithm>
 #include <optional>
 #include <set>
 #include <unordered_map>
@@ -71,6 +72,15 @@ std::optional<uint64_t> defaultFor(const OpSpec &s, const AttrSpec &a) {
   return std::nullopt;
 }
 
+// An op's position for the Debug section: where it is written (an inlined op's own line, not
+// its call sites: debug_info.h's known limits).
+SourceLoc sourceLoc(const Location &loc) {
+  if (!loc)
+    return {};
+  return {loc->file, static_cast<uint32_t>(std::max(loc->line, 0)),
+          static_cast<uint32_t>(std::max(loc->col, 0))};
+}
+
 // Writes one entry function's body: value numbering and region scopes.
 class BodyEmitter {
 public:
@@ -99,6 +109,8 @@ private:
   }
 
   void op(const Operation &o) {
+    if (cx_.lineInfo)
+      fw_.setLoc(sourceLoc(o.loc()));
     try {
       emitOp(o);
     } catch (const OpError &) {
@@ -407,6 +419,8 @@ void emitEntry(Context &cx, const Operation &f) {
     if (body.arg(i)->type != ft.inputs()[i])
       failOp(f, "body argument #" + std::to_string(i) + " differs from the function type");
   FunctionWriter &fw = cx.w.addEntry(name, cx.w.funcType(inputs, {}), std::move(hints));
+  if (cx.lineInfo)
+    fw.setFunctionLoc(sourceLoc(f.loc()));
   BodyEmitter(cx, fw).entryBody(body);
 }
 
@@ -440,9 +454,9 @@ Version chooseVersion(const Module &tileModule) {
   return v134 ? kV13_4 : kDefaultVersion;
 }
 
-std::vector<uint8_t> writeModule(const Module &tileModule, Version v) {
+std::vector<uint8_t> writeModule(const Module &tileModule, Version v, bool lineInfo) {
   ModuleWriter w(v);
-  Context cx{w, TypeMap(w), v};
+  Context cx{w, TypeMap(w), v, lineInfo};
   size_t entries = 0;
   for (const auto &op : tileModule.body()->ops()) {
     if (!op->is("cuda_tile.entry"))
@@ -455,8 +469,8 @@ std::vector<uint8_t> writeModule(const Module &tileModule, Version v) {
   return w.finish();
 }
 
-std::vector<uint8_t> writeModule(const Module &tileModule) {
-  return writeModule(tileModule, chooseVersion(tileModule));
+std::vector<uint8_t> writeModule(const Module &tileModule, bool lineInfo) {
+  return writeModule(tileModule, chooseVersion(tileModule), lineInfo);
 }
 
 Version parseVersion(const std::string &text) {

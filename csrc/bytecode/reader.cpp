@@ -648,6 +648,32 @@ DecodedModule readModule(const std::vector<uint8_t> &bytes) {
     m.functions.push_back(std::move(fn));
   }
   // The rest of the Func payload is padding.
+  std::vector<FunctionLocs> lines;
+  if (sections.count(uint8_t(SectionId::Debug))) {
+    const Section &s = sections.at(uint8_t(SectionId::Debug));
+    lines = decodeDebugSection(s.data, s.size, s.offset, m.strings);
+  }
+  for (DecodedFunction &fn : m.functions) {
+    if (fn.location == 0)
+      continue;
+    if (fn.location > lines.size())
+      f.fail("function location " + std::to_string(fn.location) + " past the Debug section's " +
+             std::to_string(lines.size()) + " lists");
+    fn.debug = lines[fn.location - 1];
+    size_t ops = 0;
+    std::function<void(const DecodedOp &)> count = [&](const DecodedOp &op) {
+      ++ops;
+      for (const auto &region : op.regions)
+        for (const auto &blk : region)
+          for (const auto &inner : blk.ops)
+            count(inner);
+    };
+    for (const DecodedOp &op : fn.body)
+      count(op);
+    if (fn.debug.ops.size() != ops)
+      f.fail("the Debug section lists " + std::to_string(fn.debug.ops.size()) +
+             " op locations for a function of " + std::to_string(ops) + " ops");
+  }
   return m;
 }
 
@@ -790,8 +816,12 @@ std::vector<uint8_t> reencode(const DecodedModule &m) {
   if (w.numStrings() != m.strings.size() || w.numTypes() != m.type_bytes.size() ||
       w.numConstants() != m.constants.size())
     throw BytecodeError("tile bytecode: duplicate table entries; cannot re-encode identically");
+  const std::vector<SourceLoc> *locs = nullptr; // the function's op positions, in pre-order
+  size_t next = 0;
   std::function<void(FunctionWriter &, const DecodedOp &)> replay = [&](FunctionWriter &fw,
                                                                         const DecodedOp &op) {
+    if (locs && next < locs->size())
+      fw.setLoc((*locs)[next++]);
     if (op.spec->num_regions == 0) {
       fw.emit(*op.spec, op.args());
       return;
@@ -811,6 +841,9 @@ std::vector<uint8_t> reencode(const DecodedModule &m) {
   };
   for (const DecodedFunction &fn : m.functions) {
     FunctionWriter &fw = w.addEntry(m.strings[fn.name], fn.signature, fn.hints);
+    fw.setFunctionLoc(fn.debug.fn);
+    locs = &fn.debug.ops;
+    next = 0;
     for (const DecodedOp &op : fn.body)
       replay(fw, op);
   }

@@ -52,6 +52,7 @@ struct DecodedFunction {
   std::vector<uint8_t> hints; // tagged OptimizationHints attribute, if flags has bit 2
   size_t num_args = 0;
   std::vector<DecodedOp> body;
+  FunctionLocs debug; // its line info from the Debug section (debug_info.h); empty without
 };
 
 struct DecodedModule {

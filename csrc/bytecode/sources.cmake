@@ -1,4 +1,5 @@
 list(APPEND TT_CORE_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/debug_info.cpp
   ${CMAKE_CURRENT_LIST_DIR}/emit_module.cpp
   ${CMAKE_CURRENT_LIST_DIR}/emit_types.cpp
   ${CMAKE_CURRENT_LIST_DIR}/emit_values.cpp

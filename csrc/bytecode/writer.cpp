@@ -423,6 +423,7 @@ std::vector<ValueId> FunctionWriter::emit(const OpSpec &spec, const OpArgs &args
   writeHeader(spec, args, cur().buf);
   cur().num_ops++;
   cur().terminated = spec.terminator;
+  op_locs_.push_back(cur_loc_);
   return newValues(args.result_types.size());
 }
 
@@ -439,6 +440,7 @@ void FunctionWriter::beginRegionOp(const OpSpec &spec, const OpArgs &args) {
   writeHeader(spec, args, cur().buf);
   cur().buf.varint(spec.num_regions);
   cur().num_ops++;
+  op_locs_.push_back(cur_loc_);
   PendingRegionOp p;
   p.spec = &spec;
   p.result_types = args.result_types;
@@ -854,7 +856,8 @@ std::vector<uint8_t> ModuleWriter::finish() {
     return p;
   };
 
-  // Func section.
+  // Func section, and the Debug section's lists beside it.
+  DebugInfoBuilder debug([this](const std::string &s) { return str(s); });
   ByteBuffer func;
   func.varint(functions_.size());
   for (const auto &f : functions_) {
@@ -862,7 +865,8 @@ std::vector<uint8_t> ModuleWriter::finish() {
     func.varint(f->name_);
     func.varint(f->sig_);
     func.u8(kFuncKernel | (f->hints_.empty() ? 0 : kFuncHasHints));
-    func.varint(0); // location: unknown (no Debug section)
+    const std::string name = strings_[f->name_]; // (a copy: the builder adds strings)
+    func.varint(debug.addFunction(name, f->fn_loc_, f->op_locs_));
     func.bytes(f->hints_);
     func.varint(body.size());
     func.bytes(body);
@@ -872,6 +876,9 @@ std::vector<uint8_t> ModuleWriter::finish() {
 
   if (!constants_.empty())
     section(SectionId::Constant, table(constants_, 8, 8, true), 8);
+
+  if (!debug.empty())
+    section(SectionId::Debug, debug.payload(), 8);
 
   if (!types_.empty())
     section(SectionId::Type, table(types_, 4, 4, false), 4);

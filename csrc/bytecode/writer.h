@@ -13,6 +13,7 @@
 #pragma once
 
 #include "bytecode/byte_buffer.h"
+#include "bytecode/debug_info.h"
 #include "bytecode/format.h"
 #include "bytecode/op_specs.h"
 #include "ir/type.h"
@@ -120,6 +121,12 @@ public:
   ValueId joinTokens(uint32_t token_type, const std::vector<ValueId> &tokens);
   void ret(const std::vector<ValueId> &values = {});
 
+  /// Line info (debug_info.h): the function's own position (its definition) and the position of
+  /// the ops written from now on. A function whose own position is unknown gets none.
+  void setFunctionLoc(SourceLoc loc) { fn_loc_ = std::move(loc); }
+  void setLoc(SourceLoc loc) { cur_loc_ = std::move(loc); }
+  const SourceLoc &loc() const { return cur_loc_; }
+
 private:
   friend class ModuleWriter;
   FunctionWriter(ModuleWriter *m, uint32_t name, uint32_t sig, size_t num_args,
@@ -155,6 +162,8 @@ private:
   uint32_t counter_;
   std::vector<Block> blocks_; // blocks_[0] is the function body
   std::vector<PendingRegionOp> pending_;
+  SourceLoc fn_loc_, cur_loc_;
+  std::vector<SourceLoc> op_locs_; // each op's position, in the order written (pre-order)
 };
 
 /// Builds the tagged attributes of §4.2 and the untagged hints dictionary of §4.1/§4.3.
@@ -226,7 +235,8 @@ public:
   FunctionWriter &addEntry(const std::string &name, uint32_t signature,
                            std::vector<uint8_t> hints = {});
 
-  /// Serializes: header, Func, Constant (if any), Type, String, End.
+  /// Serializes: header, Func, Constant (if any), Debug (if a function has line info), Type,
+  /// String, End.
   std::vector<uint8_t> finish();
 
 private:

@@ -30,13 +30,15 @@ std::vector<uint8_t> fromBytes(const py::bytes &b) {
 void bindBytecode(py::module_ &m) {
   m.def(
       "tile_to_bytecode",
-      [](const Module &mod, const std::optional<std::string> &version) {
-        return toBytes(version ? bytecode::writeModule(mod, bytecode::parseVersion(*version))
-                               : bytecode::writeModule(mod));
+      [](const Module &mod, const std::optional<std::string> &version, bool lineInfo) {
+        return toBytes(version
+                           ? bytecode::writeModule(mod, bytecode::parseVersion(*version), lineInfo)
+                           : bytecode::writeModule(mod, lineInfo));
       },
-      py::arg("module"), py::arg("version") = py::none(),
+      py::arg("module"), py::arg("version") = py::none(), py::arg("line_info") = true,
       "Tile IR module -> bytecode (bytes); version '13.3'/'13.4', default: the oldest that "
-      "expresses the module (13.3 unless a 13.4-only op is used).");
+      "expresses the module (13.3 unless a 13.4-only op is used); line_info: the ops' source "
+      "positions in a Debug section, for tileiras --lineinfo.");
   m.def(
       "bytecode_version", [](const Module &mod) { return bytecode::chooseVersion(mod).str(); },
       py::arg("module"));

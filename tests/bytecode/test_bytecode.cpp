@@ -550,6 +550,68 @@ std::vector<uint8_t> zooMisc(Version v) {
   return m.finish();
 }
 
+// Line info (debug_info.h): a loop whose body is written in two files (an inlined helper of
+// another module), an op at an unknown position, and the function's own position.
+std::vector<uint8_t> zooLines(Version v) {
+  ModuleWriter m(v);
+  const uint32_t i32 = m.tileType({}, m.i32());
+  FunctionWriter &fn = m.addEntry("zoo_lines", m.funcType({i32}, {}));
+  fn.setFunctionLoc({"/src/kernels/k.py", 10, 1});
+  fn.setLoc({"/src/kernels/k.py", 11, 9});
+  const ValueId c0 = fn.constant(i32, m.constant(scalarBytes(0, 4)));
+  const ValueId c1 = fn.constant(i32, m.constant(scalarBytes(1, 4)));
+  fn.setLoc({"/src/kernels/k.py", 12, 5});
+  fn.beginRegionOp(*findOpSpec(Op::For),
+                   {{i32}, {AttrArg::flag(false)}, {{c0, fn.arg(0), c1, c0}}});
+  fn.beginRegion(1);
+  auto args = fn.beginBlock({i32, i32});
+  fn.setLoc({"/src/lib/helpers.py", 3, 16});
+  const ValueId sum = fn.addi(i32, args[1], args[0]);
+  fn.setLoc({"/src/kernels/k.py", 13, 9});
+  fn.emit(Op::Continue, {{}, {}, {{sum}}});
+  fn.endBlock();
+  fn.endRegion();
+  fn.endRegionOp();
+  fn.setLoc({});
+  fn.ret();
+  return m.finish();
+}
+
+void testLineInfo() {
+  const std::vector<uint8_t> bytes = zooLines(kV13_3);
+  const DecodedModule d = readModule(bytes);
+  CHECK_BYTES(reencode(d), bytes);
+  CHECK(d.functions.size() == 1 && d.functions[0].location == 1);
+  const FunctionLocs &l = d.functions[0].debug;
+  CHECK(l.fn == (SourceLoc{"/src/kernels/k.py", 10, 1}));
+  // pre-order: the two constants, the for, the addi and the continue inside it, the return
+  const std::vector<SourceLoc> want = {{"/src/kernels/k.py", 11, 9}, {"/src/kernels/k.py", 11, 9},
+                                       {"/src/kernels/k.py", 12, 5}, {"/src/lib/helpers.py", 3, 16},
+                                       {"/src/kernels/k.py", 13, 9}, {}};
+  CHECK(l.ops == want);
+  // The section: 1 list of 7 entries (the function and its 6 ops); attributes: k.py's file, its
+  // compile unit, the subprogram, the function's DILoc, the ops' DILocs in k.py, helpers.py's
+  // file and the lexical block that scopes it, and the DILoc there.
+  DebugInfoBuilder b([&](const std::string &s) {
+    auto it = std::find(d.strings.begin(), d.strings.end(), s);
+    CHECK(it != d.strings.end());
+    return uint32_t(it - d.strings.begin());
+  });
+  CHECK(b.addFunction("zoo_lines", l.fn, l.ops) == 1);
+  const std::vector<uint8_t> p = b.payload().data();
+  CHECK(p.size() > 8 && p[0] == 1 && p[4] == 0 && p[8] == 7);
+  // Without a known function position there is no section and the location field is 0.
+  ModuleWriter m(kV13_3);
+  const uint32_t i32 = m.tileType({}, m.i32());
+  FunctionWriter &fn = m.addEntry("bare", m.funcType({i32}, {}));
+  fn.setLoc({"/src/kernels/k.py", 11, 9});
+  fn.ret();
+  const DecodedModule bare = readModule(m.finish());
+  CHECK(bare.functions[0].location == 0 && bare.functions[0].debug.ops.empty());
+  CHECK(std::find(bare.section_order.begin(), bare.section_order.end(),
+                  uint8_t(SectionId::Debug)) == bare.section_order.end());
+}
+
 std::vector<Zoo> zoo() {
   std::vector<Zoo> z;
   for (Version v : {kV13_3, kV13_4}) {
@@ -558,6 +620,7 @@ std::vector<Zoo> zoo() {
     z.push_back({"zoo_misc" + sfx, zooMisc(v)});
     z.push_back({"vadd_view" + sfx, tt::bytecode::gpu_chain::buildVaddView(v)});
     z.push_back({"vadd_ptr" + sfx, tt::bytecode::gpu_chain::buildVaddPtr(v)});
+    z.push_back({"zoo_lines" + sfx, zooLines(v)});
   }
   return z;
 }
@@ -596,6 +659,7 @@ int main(int argc, char **argv) {
       {"v13_4", testV134},
       {"vadd", testVadd},
       {"errors", testErrors},
+      {"line_info", testLineInfo},
       {"zoo", [&] { testZoo(out_dir); }},
   };
   for (const auto &t : tests) {

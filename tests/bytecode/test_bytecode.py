@@ -16,7 +16,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = ["tests/bytecode/test_bytecode.cpp"] + [
-    f"csrc/bytecode/{n}.cpp" for n in ("writer", "reader", "op_specs")]
+    f"csrc/bytecode/{n}.cpp" for n in ("writer", "reader", "op_specs", "debug_info")]
 
 
 def _compiler():
@@ -90,3 +90,27 @@ def test_tileiras_accepts_zoo(zoo_dir, arch, tmp_path):
                            capture_output=True, text=True, timeout=300)
         assert r.returncode == 0, f"tileiras {src.name} {arch}: {r.stderr}"
         assert out.read_bytes()[:4] == b"\x7fELF"
+
+
+@pytest.mark.parametrize("arch", ["sm_90", "sm_100"])
+def test_tileiras_reads_our_line_info(zoo_dir, arch, tmp_path):
+    """The zoo's line-info module (test_bytecode.cpp, zooLines): tileirdisasm shows each op's
+    position, the inlined helper's in its own file, and tileiras --lineinfo makes a line table."""
+    tileiras = _tileiras()
+    if tileiras is None:
+        pytest.skip("tileiras not installed (pip install nvidia-cuda-tileiras==13.4.*)")
+    src = zoo_dir / "zoo_lines_13_3.tilebc"
+    disasm = tileiras.with_name("tileirdisasm")
+    if disasm.exists():
+        d = subprocess.run([str(disasm), "-g", str(src)], capture_output=True, text=True)
+        assert d.returncode == 0, d.stderr
+        for where in ('"/src/kernels/k.py":10:1', '"/src/kernels/k.py":12:5',
+                      '"/src/lib/helpers.py":3:16', '"/src/kernels/k.py":13:9'):
+            assert where in d.stdout, (where, d.stdout)
+    for lines in (True, False):
+        out = tmp_path / f"lines_{arch}_{lines}.cubin"
+        r = subprocess.run([str(tileiras), "--gpu-name", arch, "-O3",
+                            *(["--lineinfo"] if lines else []), str(src), "-o", str(out)],
+                           capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, r.stderr
+        assert (b".debug_line" in out.read_bytes()) == lines

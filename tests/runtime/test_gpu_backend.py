@@ -3,6 +3,7 @@ data, ahead-of-time compiles (TRITON_TILE_TARGET) and a cache that a GPU machine
 tileiras hits unchanged (backends/tile_gpu.py), and the CUDA bindings failing cleanly."""
 
 import json
+import pathlib
 import types
 import warnings
 
@@ -92,6 +93,32 @@ def test_arrays_on_two_devices_are_an_error_naming_both(error):
     with pytest.raises(error, match=r"add_kernel: argument 'y_ptr' is on CUDA device 1 but "
                                     r"argument 'x_ptr' is on CUDA device 0"):
         add_kernel[(1,)](a, b, a, 1000, BLOCK=1024)
+
+
+@requires_tileiras
+@pytest.mark.parametrize("disable", [False, True])
+def test_the_cubin_carries_the_kernels_source_lines(monkeypatch, cache_dir, disable):
+    """Each op's line goes into the bytecode's Debug section and tileiras --lineinfo makes the
+    cubin's line table (ncu's source view); TRITON_DISABLE_LINE_INFO=1 leaves both out."""
+    import inspect
+    import subprocess
+
+    monkeypatch.setenv("TRITON_TILE_TARGET", "sm_90")
+    monkeypatch.setenv("ENABLE_TILE", "1")
+    monkeypatch.setenv("TRITON_DISABLE_LINE_INFO", "1" if disable else "0")
+    k = add_kernel.warmup(np.float32, np.float32, np.float32, 1000, BLOCK=1024, grid=(1,))
+    assert k.metadata.path == "tile"
+    lines, first = inspect.getsourcelines(add_kernel.fn)
+    load_line = first + next(i for i, t in enumerate(lines) if "tl.load" in t)
+    where = f'"{__file__}":{load_line}:'
+    assert (b".debug_line" in k.asm["cubin"]) == (not disable)
+    disasm = pathlib.Path(tileiras.find_tileiras()).with_name("tileirdisasm")
+    if disasm.exists():
+        path = cache_dir / "k.tilebc"
+        path.write_bytes(k.asm["tilebc"])
+        d = subprocess.run([str(disasm), "-g", str(path)], capture_output=True)
+        assert d.returncode == 0, d.stderr
+        assert (where in d.stdout.decode()) == (not disable), d.stdout.decode()[-2000:]
 
 
 @requires_tileiras

@@ -240,7 +240,8 @@ def _encode(state) -> None:
             cc._dump(name, key, "general.tileir", tile.general.asm)
         bytecode = getattr(tile, "bytecode", None)  # the Tile stage may have encoded it
         try:
-            bytecode = bytecode or cpu.core().tile_to_bytecode(tile.module)
+            bytecode = bytecode or cpu.core().tile_to_bytecode(
+                tile.module, line_info=not knobs.disable_line_info)
         except Exception as e:  # an op the bytecode writer cannot encode yet
             reason = f"the bytecode writer cannot encode it: {e}"
     if reason is None and state.data["version"] is None:

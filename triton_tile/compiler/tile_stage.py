@@ -107,7 +107,7 @@ def convert(ttir, name: str, options, alias_classes=(), arch=None,
         more = f" (and {len(r.unsupported) - 1} more)" if len(r.unsupported) > 1 else ""
         return TileResult(None, "", b"", f"'{op}' at {loc}: {why}{more}", list(r.accesses))
     tile = r.take_module()
-    bytecode = core.tile_to_bytecode(tile)
+    bytecode = core.tile_to_bytecode(tile, line_info=not knobs.disable_line_info)
     if _recorded is not None:
         _recorded.append((name, bytecode))
     result = TileResult(tile, core.print_tile(tile), bytecode, None, list(r.accesses))
