@@ -1,11 +1,22 @@
-// The Debug section, written and read (debug_info.h).
+// The Debug section's writer (debug_info.h); reader.cpp decodes it.
 #include "bytecode/debug_info.h"
 
 #include "bytecode/writer.h"
 
+#include <initializer_list>
+
 namespace tt {
 namespace bytecode {
 namespace {
+
+// An attribute: its tag, then its fields as varints (references, string indices, numbers).
+std::vector<uint8_t> record(DebugTag tag, std::initializer_list<uint64_t> fields) {
+  std::vector<uint8_t> b;
+  appendVarint(b, uint8_t(tag));
+  for (uint64_t f : fields)
+    appendVarint(b, f);
+  return b;
+}
 
 std::pair<std::string, std::string> splitPath(const std::string &path) {
   const size_t slash = path.find_last_of('/');
@@ -28,21 +39,11 @@ uint32_t DebugInfoBuilder::attr(std::vector<uint8_t> bytes) {
 
 uint32_t DebugInfoBuilder::file(const std::string &path) {
   const auto [name, dir] = splitPath(path);
-  std::vector<uint8_t> b;
-  appendVarint(b, uint8_t(DebugTag::File));
-  appendVarint(b, str_(name));
-  appendVarint(b, str_(dir));
-  return attr(std::move(b));
+  return attr(record(DebugTag::File, {str_(name), str_(dir)}));
 }
 
 uint32_t DebugInfoBuilder::loc(uint32_t scope, const SourceLoc &at) {
-  std::vector<uint8_t> b;
-  appendVarint(b, uint8_t(DebugTag::Loc));
-  appendVarint(b, scope);
-  appendVarint(b, str_(at.file));
-  appendVarint(b, at.line);
-  appendVarint(b, at.col);
-  return attr(std::move(b));
+  return attr(record(DebugTag::Loc, {scope, str_(at.file), at.line, at.col}));
 }
 
 uint32_t DebugInfoBuilder::addFunction(const std::string &name, const SourceLoc &fn,
@@ -50,19 +51,10 @@ uint32_t DebugInfoBuilder::addFunction(const std::string &name, const SourceLoc 
   if (!fn.known())
     return 0;
   const uint32_t fnFile = file(fn.file);
-  std::vector<uint8_t> b;
-  appendVarint(b, uint8_t(DebugTag::CompileUnit));
-  appendVarint(b, fnFile);
-  const uint32_t unit = attr(std::move(b));
-  b.clear();
-  appendVarint(b, uint8_t(DebugTag::Subprogram));
-  appendVarint(b, fnFile);
-  appendVarint(b, fn.line);
-  appendVarint(b, str_(name));
-  appendVarint(b, str_(name)); // the linkage name: tileiras checks it is the function's
-  appendVarint(b, unit);
-  appendVarint(b, fn.line);
-  const uint32_t sub = attr(std::move(b));
+  const uint32_t unit = attr(record(DebugTag::CompileUnit, {fnFile}));
+  // (the linkage name, the second name: tileiras checks it is the function's)
+  const uint32_t sub =
+      attr(record(DebugTag::Subprogram, {fnFile, fn.line, str_(name), str_(name), unit, fn.line}));
 
   std::vector<uint64_t> list{loc(sub, fn)};
   for (const SourceLoc &at : ops) {
@@ -74,15 +66,11 @@ uint32_t DebugInfoBuilder::addFunction(const std::string &name, const SourceLoc 
     if (at.file != fn.file) { // a lexical block of the other file, once per file
       auto key = std::make_pair(sub, at.file);
       auto it = blocks_.find(key);
-      if (it == blocks_.end()) {
-        std::vector<uint8_t> blk;
-        appendVarint(blk, uint8_t(DebugTag::LexicalBlock));
-        appendVarint(blk, sub);
-        appendVarint(blk, file(at.file));
-        appendVarint(blk, at.line);
-        appendVarint(blk, at.col);
-        it = blocks_.emplace(key, attr(std::move(blk))).first;
-      }
+      if (it == blocks_.end())
+        it = blocks_
+                 .emplace(key, attr(record(DebugTag::LexicalBlock,
+                                           {sub, file(at.file), at.line, at.col})))
+                 .first;
       scope = it->second;
     }
     list.push_back(loc(scope, at));
@@ -115,110 +103,6 @@ ByteBuffer DebugInfoBuilder::payload() const {
   for (const auto &a : attrs_)
     p.bytes(a);
   return p;
-}
-
-namespace {
-
-// A bounds-checked reader of the section's payload.
-class Reader {
-public:
-  Reader(const uint8_t *data, size_t size, size_t base) : d_(data), n_(size), base_(base) {}
-  [[noreturn]] void fail(const std::string &msg) const {
-    throw BytecodeError("tile bytecode: debug section at file offset " +
-                        std::to_string(base_ + pos_) + ": " + msg);
-  }
-  uint8_t u8() {
-    if (pos_ >= n_)
-      fail("unexpected end of data");
-    return d_[pos_++];
-  }
-  uint64_t fixed(int bytes) {
-    uint64_t v = 0;
-    for (int i = 0; i < bytes; ++i)
-      v |= uint64_t(u8()) << (8 * i);
-    return v;
-  }
-  uint64_t varint() {
-    uint64_t v = 0;
-    for (int shift = 0;; shift += 7) {
-      if (shift > 63)
-        fail("varint longer than 64 bits");
-      const uint8_t b = u8();
-      v |= uint64_t(b & 0x7F) << shift;
-      if (!(b & 0x80))
-        return v;
-    }
-  }
-  void align(size_t a) {
-    while (pos_ % a)
-      u8();
-  }
-  size_t pos() const { return pos_; }
-  size_t size() const { return n_; }
-
-private:
-  const uint8_t *d_;
-  size_t n_, base_, pos_ = 0;
-};
-
-} // namespace
-
-std::vector<FunctionLocs> decodeDebugSection(const uint8_t *data, size_t size, size_t base,
-                                             const std::vector<std::string> &strings) {
-  Reader r(data, size, base);
-  const uint64_t lists = r.varint();
-  r.align(4);
-  std::vector<uint64_t> starts;
-  for (uint64_t i = 0; i < lists; ++i)
-    starts.push_back(r.fixed(4));
-  const uint64_t count = r.varint();
-  r.align(8);
-  std::vector<uint64_t> refs;
-  for (uint64_t i = 0; i < count; ++i)
-    refs.push_back(r.fixed(8));
-  const uint64_t nattrs = r.varint();
-  r.align(4);
-  std::vector<uint64_t> offsets;
-  for (uint64_t i = 0; i < nattrs; ++i)
-    offsets.push_back(r.fixed(4));
-  const size_t dataStart = r.pos();
-
-  auto string = [&](uint64_t i) -> const std::string & {
-    if (i >= strings.size())
-      r.fail("string index " + std::to_string(i) + " out of range");
-    return strings[i];
-  };
-  // The position a reference names: a DILoc's file name, line and column (0: unknown).
-  auto position = [&](uint64_t ref) {
-    if (ref == 0)
-      return SourceLoc{};
-    if (ref > nattrs)
-      r.fail("attribute reference " + std::to_string(ref) + " out of range");
-    const size_t at = dataStart + offsets[ref - 1];
-    if (at >= size)
-      r.fail("attribute offset out of range");
-    Reader a(data + at, size - at, base + at);
-    if (a.varint() != uint64_t(DebugTag::Loc))
-      r.fail("an op's location must be a DILoc");
-    a.varint(); // scope
-    SourceLoc loc;
-    loc.file = string(a.varint());
-    loc.line = static_cast<uint32_t>(a.varint());
-    loc.col = static_cast<uint32_t>(a.varint());
-    return loc;
-  };
-  std::vector<FunctionLocs> out;
-  for (uint64_t i = 0; i < lists; ++i) {
-    const uint64_t end = i + 1 < lists ? starts[i + 1] : count;
-    if (starts[i] >= end || end > count)
-      r.fail("function list " + std::to_string(i) + " is empty or out of range");
-    FunctionLocs f;
-    f.fn = position(refs[starts[i]]);
-    for (uint64_t k = starts[i] + 1; k < end; ++k)
-      f.ops.push_back(position(refs[k]));
-    out.push_back(std::move(f));
-  }
-  return out;
 }
 
 } // namespace bytecode

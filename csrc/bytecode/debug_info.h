@@ -56,8 +56,8 @@ struct SourceLoc {
 /// The attribute tags (NVIDIA/cuda-tile's lib/Bytecode/BytecodeEnums.h, DebugTag).
 enum class DebugTag : uint8_t {
   Unknown = 0,
-  CompileUnit = 1, // file
-  File = 2,        // name (string), directory (string)
+  CompileUnit = 1,  // file
+  File = 2,         // name (string), directory (string)
   LexicalBlock = 3, // scope, file, line, column
   Loc = 4,          // scope, file name (string), line, column
   Subprogram = 5,   // file, line, name (string), linkage name (string), compile unit, scope line
@@ -90,17 +90,12 @@ private:
   std::vector<std::vector<uint64_t>> lists_;
 };
 
-/// The positions a Debug section gives one function: its own and its ops' in pre-order.
+/// The positions a Debug section gives one function: its own and its ops' in pre-order, each
+/// read from its DILoc (the file name it names). reader.cpp decodes them.
 struct FunctionLocs {
   SourceLoc fn;
   std::vector<SourceLoc> ops;
 };
-
-/// Decodes a Debug section's payload: the lists by row (the Func section's location field less
-/// one), each position read from its DILoc (the file name it names). Throws BytecodeError on a
-/// malformed section; `strings` is the module's String section.
-std::vector<FunctionLocs> decodeDebugSection(const uint8_t *data, size_t size, size_t base,
-                                             const std::vector<std::string> &strings);
 
 } // namespace bytecode
 } // namespace tt

@@ -514,6 +514,60 @@ std::vector<std::vector<uint8_t>> parseTable(Cursor &c, size_t alignment, int of
   return items;
 }
 
+// The Debug section (debug_info.h): each function's list of positions by row (the Func
+// section's location field less one), each read from its DILoc.
+std::vector<FunctionLocs> decodeDebugSection(Cursor &c, const std::vector<std::string> &strings) {
+  const uint64_t lists = c.varint();
+  c.align(4);
+  std::vector<uint64_t> starts;
+  for (uint64_t i = 0; i < lists; ++i)
+    starts.push_back(c.fixed(4));
+  const uint64_t count = c.varint();
+  c.align(8);
+  std::vector<uint64_t> refs;
+  for (uint64_t i = 0; i < count; ++i)
+    refs.push_back(c.fixed(8));
+  const uint64_t nattrs = c.varint();
+  c.align(4);
+  std::vector<uint64_t> offsets;
+  for (uint64_t i = 0; i < nattrs; ++i)
+    offsets.push_back(c.fixed(4));
+  // The attributes run from here to the section's end; each one is read in place.
+  const uint8_t *section = c.here() - c.pos();
+  const size_t total = c.pos() + c.remaining(), base = c.absolute() - c.pos(), data = c.pos();
+  auto position = [&](uint64_t ref) {
+    if (ref == 0)
+      return SourceLoc{};
+    const size_t at = ref <= nattrs ? data + offsets[ref - 1] : total;
+    if (at >= total)
+      c.fail("debug attribute reference " + std::to_string(ref) + " out of range");
+    Cursor a(section + at, total - at, base + at, "debug attribute");
+    if (a.varint() != uint64_t(DebugTag::Loc))
+      a.fail("an op's location must be a DILoc");
+    a.varint(); // scope
+    SourceLoc loc;
+    const uint64_t file = a.varint();
+    if (file >= strings.size())
+      a.fail("string index " + std::to_string(file) + " out of range");
+    loc.file = strings[file];
+    loc.line = static_cast<uint32_t>(a.varint());
+    loc.col = static_cast<uint32_t>(a.varint());
+    return loc;
+  };
+  std::vector<FunctionLocs> out;
+  for (uint64_t i = 0; i < lists; ++i) {
+    const uint64_t end = i + 1 < lists ? starts[i + 1] : count;
+    if (starts[i] >= end || end > count)
+      c.fail("debug list " + std::to_string(i) + " is empty or out of range");
+    FunctionLocs f;
+    f.fn = position(refs[starts[i]]);
+    for (uint64_t k = starts[i] + 1; k < end; ++k)
+      f.ops.push_back(position(refs[k]));
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
 } // namespace
 
 DecodedModule readModule(const std::vector<uint8_t> &bytes) {
@@ -650,8 +704,8 @@ DecodedModule readModule(const std::vector<uint8_t> &bytes) {
   // The rest of the Func payload is padding.
   std::vector<FunctionLocs> lines;
   if (sections.count(uint8_t(SectionId::Debug))) {
-    const Section &s = sections.at(uint8_t(SectionId::Debug));
-    lines = decodeDebugSection(s.data, s.size, s.offset, m.strings);
+    Cursor d = cursorFor(SectionId::Debug, "debug section");
+    lines = decodeDebugSection(d, m.strings);
   }
   for (DecodedFunction &fn : m.functions) {
     if (fn.location == 0)
