@@ -59,7 +59,8 @@ def main() -> int:
                 print("  ", row, file=sys.stderr, flush=True)
             rows.append(row)
         cublas = gb._measure_torch(case)
-        rows.append([f"{size}^3", dtype, "torch (cuBLAS)", f"{cublas['value']:.1f}", "", ""])
+        rows.append([f"{size}^3", dtype, "torch (cuBLAS)",
+                     f"{cublas['value']:.1f}" if cublas else "failed", "", ""])
         del case
         torch.cuda.empty_cache()
     print(f"{torch.cuda.get_device_name()}, stock Triton {triton.__version__}, torch "

@@ -1,8 +1,6 @@
 // The Debug section's writer (debug_info.h); reader.cpp decodes it.
 #include "bytecode/debug_info.h"
 
-#include "bytecode/writer.h"
-
 #include <initializer_list>
 
 namespace tt {

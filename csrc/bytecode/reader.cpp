@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <functional>
+#include <initializer_list>
 #include <set>
 #include <sstream>
 
@@ -532,27 +533,74 @@ std::vector<FunctionLocs> decodeDebugSection(Cursor &c, const std::vector<std::s
   std::vector<uint64_t> offsets;
   for (uint64_t i = 0; i < nattrs; ++i)
     offsets.push_back(c.fixed(4));
-  // The attributes run from here to the section's end; each one is read in place.
+  // The attributes run from here to the section's end, each from its offset to the next one's.
+  // Each is checked whole: its tag, its fields' kinds (attribute references in range and of a
+  // kind that fits, string indices in range) and that it ends where the next begins.
   const uint8_t *section = c.here() - c.pos();
   const size_t total = c.pos() + c.remaining(), base = c.absolute() - c.pos(), data = c.pos();
+  std::vector<uint64_t> tags(nattrs);
+  std::vector<std::vector<uint64_t>> fields(nattrs);
+  for (uint64_t i = 0; i < nattrs; ++i) {
+    const size_t at = data + offsets[i];
+    const size_t end = i + 1 < nattrs ? data + offsets[i + 1] : total;
+    if (at > end || end > total)
+      c.fail("debug attribute " + std::to_string(i + 1) + " has a bad extent");
+    Cursor a(section + at, end - at, base + at, "debug attribute");
+    tags[i] = a.varint();
+    static const int kFields[] = {0, 1, 2, 4, 4, 6, 2}; // by DebugTag
+    if (tags[i] > uint64_t(DebugTag::CallSite))
+      a.fail("unknown debug attribute tag " + std::to_string(tags[i]));
+    for (int f = 0; f < kFields[tags[i]]; ++f)
+      fields[i].push_back(a.varint());
+    if (!a.atEnd())
+      a.fail("debug attribute " + std::to_string(i + 1) + " has trailing bytes");
+  }
+  auto tagOf = [&](uint64_t ref) { return ref && ref <= nattrs ? tags[ref - 1] : ~uint64_t(0); };
+  auto stringAt = [&](uint64_t i) -> const std::string & {
+    if (i >= strings.size())
+      c.fail("debug string index " + std::to_string(i) + " out of range");
+    return strings[i];
+  };
+  for (uint64_t i = 0; i < nattrs; ++i) {
+    const auto &f = fields[i];
+    auto want = [&](uint64_t ref, std::initializer_list<DebugTag> kinds, const char *what) {
+      for (DebugTag k : kinds)
+        if (tagOf(ref) == uint64_t(k))
+          return;
+      c.fail("debug attribute " + std::to_string(i + 1) + ": its " + what + " is not one");
+    };
+    switch (DebugTag(tags[i])) {
+    case DebugTag::CompileUnit:
+      want(f[0], {DebugTag::File}, "file");
+      break;
+    case DebugTag::File:
+      stringAt(f[0]), stringAt(f[1]);
+      break;
+    case DebugTag::LexicalBlock:
+      want(f[0], {DebugTag::Subprogram, DebugTag::LexicalBlock}, "scope");
+      want(f[1], {DebugTag::File}, "file");
+      break;
+    case DebugTag::Loc:
+      want(f[0], {DebugTag::Subprogram, DebugTag::LexicalBlock}, "scope");
+      stringAt(f[1]);
+      break;
+    case DebugTag::Subprogram:
+      want(f[0], {DebugTag::File}, "file");
+      stringAt(f[2]), stringAt(f[3]);
+      want(f[4], {DebugTag::CompileUnit}, "compile unit");
+      break;
+    default:
+      break;
+    }
+  }
+  // An op's position: its DILoc's file name, line and column (0: unknown).
   auto position = [&](uint64_t ref) {
     if (ref == 0)
       return SourceLoc{};
-    const size_t at = ref <= nattrs ? data + offsets[ref - 1] : total;
-    if (at >= total)
-      c.fail("debug attribute reference " + std::to_string(ref) + " out of range");
-    Cursor a(section + at, total - at, base + at, "debug attribute");
-    if (a.varint() != uint64_t(DebugTag::Loc))
-      a.fail("an op's location must be a DILoc");
-    a.varint(); // scope
-    SourceLoc loc;
-    const uint64_t file = a.varint();
-    if (file >= strings.size())
-      a.fail("string index " + std::to_string(file) + " out of range");
-    loc.file = strings[file];
-    loc.line = static_cast<uint32_t>(a.varint());
-    loc.col = static_cast<uint32_t>(a.varint());
-    return loc;
+    if (tagOf(ref) != uint64_t(DebugTag::Loc))
+      c.fail("debug reference " + std::to_string(ref) + " is not a DILoc");
+    const auto &f = fields[ref - 1];
+    return SourceLoc{stringAt(f[1]), static_cast<uint32_t>(f[2]), static_cast<uint32_t>(f[3])};
   };
   std::vector<FunctionLocs> out;
   for (uint64_t i = 0; i < lists; ++i) {

@@ -125,7 +125,6 @@ public:
   /// the ops written from now on. A function whose own position is unknown gets none.
   void setFunctionLoc(SourceLoc loc) { fn_loc_ = std::move(loc); }
   void setLoc(SourceLoc loc) { cur_loc_ = std::move(loc); }
-  const SourceLoc &loc() const { return cur_loc_; }
 
 private:
   friend class ModuleWriter;

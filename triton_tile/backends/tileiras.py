@@ -256,6 +256,37 @@ def bytecode_version(bytecode: bytes) -> Optional[str]:
     return None
 
 
+def has_line_info(bytecode: bytes) -> bool:
+    """Whether Tile IR bytecode carries a Debug section (line info, csrc/bytecode/debug_info.h),
+    read from its section headers: after the 12-byte header, each section is an id byte (0x80:
+    aligned), a varint length, for an aligned one a varint alignment and padding to it in the
+    file, then the payload; a 0 byte ends them."""
+    def varint(at):
+        value = shift = 0
+        while at < len(bytecode):
+            byte = bytecode[at]
+            value, at, shift = value | (byte & 0x7F) << shift, at + 1, shift + 7
+            if not byte & 0x80:
+                return value, at
+        return None, at
+
+    at = 12
+    while 0 < at < len(bytecode) and bytecode[at] != 0:
+        section, aligned = bytecode[at] & 0x7F, bytecode[at] & 0x80
+        if section == 3:
+            return True
+        length, at = varint(at + 1)
+        if aligned and length is not None:
+            alignment, at = varint(at)
+            if not alignment:
+                return False
+            at += -at % alignment
+        if length is None:
+            return False
+        at += length
+    return False
+
+
 def short_version(version_text: Optional[str]) -> Optional[str]:
     """"13.4.92" from `tileiras --version` text (the text itself when it has no V-number)."""
     if not version_text:
@@ -306,9 +337,11 @@ def _run_tileiras(tool: str, bytecode: bytes, arch: str, opt_level: int, timeout
     out = os.path.join(work, f"kernel.{arch}.cubin")
     with open(src, "wb") as f:
         f.write(bytecode)
-    # --lineinfo: the bytecode's Debug section becomes the cubin's line table (it changes no
-    # instruction: the SASS of stencil, matmul and attention kernels was the same without it).
-    lines = [] if knobs.disable_line_info else ["--lineinfo"]
+    # --lineinfo where the bytecode has line info (the Debug section becomes the cubin's line
+    # table; it changes no instruction: the SASS of stencil, matmul and attention kernels was the
+    # same without it). The bytecode decides, not the environment of the moment: the general
+    # cubin compiles on a background thread.
+    lines = ["--lineinfo"] if has_line_info(bytecode) else []
     cmd = [tool, "--gpu-name", arch, f"-O{opt_level}", *lines, src, "-o", out]
     tools = toolchain(tool)
     repro = shlex.join(["env", *(f"{name}={tools.root}" for name in CUDA_ROOTS), *cmd])
@@ -342,7 +375,7 @@ def _run_tileiras(tool: str, bytecode: bytes, arch: str, opt_level: int, timeout
 def _cache_key(bytecode: bytes, arch: str, opt_level: int, version: str) -> dict:
     fields = {"bytecode_sha256": hashlib.sha256(bytecode).hexdigest(), "arch": arch,
               "opt_level": opt_level, "tileiras_version": version,
-              "lineinfo": not knobs.disable_line_info}
+              "lineinfo": has_line_info(bytecode)}
     fields["key"] = hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()
     return fields
 

@@ -219,7 +219,8 @@ class JITFunction(KernelInterface):
             try:
                 epoch = _SRC_EPOCH[0]
                 h = hashlib.sha256(self.src.encode())
-                h.update(f"\nline:{self.starting_line_number}\n".encode())
+                # (the file too: a Tile cubin's line table names it)
+                h.update(f"\nline:{self.starting_line_number}\nfile:{self.file_name}\n".encode())
                 for name, value, _ in self._references():
                     if deps.is_jit_function(value):
                         h.update(f"{name}:{value.cache_key}:{value.noinline}\n".encode())

@@ -163,6 +163,8 @@ struct Frame {
   const char *&fwdSlot(uint32_t off) const {
     return *reinterpret_cast<const char **>(R + off - sizeof(char *));
   }
+  // One word, two readers: a forwarded load is read as a dot's A or as its B, never both
+  // (forward.cpp: rows + memo + elementwise <= 1).
   int64_t &fwdRowBytes(uint32_t off) const { return fwdWord(off); }
   int64_t &fwdPanels(uint32_t off) const { return fwdWord(off); }
   int64_t &fwdWord(uint32_t off) const {

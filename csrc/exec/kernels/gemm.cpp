@@ -4,16 +4,16 @@
 // registers for the whole K loop, each step broadcasting one element of A's six rows against
 // one 16-wide row of B. A dot's tiles are small (64x64x32 is typical) and B is a dense tile (a
 // register, a slot of the thread's tile memo (runtime/tile_memo.h), or whole rows of a matrix
-// read in place). A memo slot holds B in 16-wide panels, the packed panel a BLAS would build,
-// made once per launch and thread. Read row-major, a 64-wide tile's rows are 256 bytes apart and
-// fall in a quarter of L1's sets: B's loads stalled the kernel (perf), and with panels the
-// 1024^3 matmul forms at BLOCK_K 64 ran 2-6% faster, those at 32 within 1% (matmul_forms.py's
-// kernels, one thread, paired runs, Zen 3; the GEMM alone on L2-resident tiles: 70 -> 93
-// GFLOP/s). A is read one element at a time, so its rows may be anywhere (lda): a load forwarded
-// to the dot leaves them in the matrix. Eigen's GEMM packs both operands on every call; with it
-// the CPU matmul ran 4-13% slower on the Tile path (benchmarks/RESULTS.md, "2026-11-26, evening:
-// CPU matmul with our own GEMM kernel"). Each element of D accumulates its K products in order
-// with FMA.
+// read in place). A memo slot holds B in 16-wide panels (where the tile's width is a multiple
+// of 16; gemmPanelBytes), the packed panel a BLAS would build, made once per launch and thread.
+// Read row-major, a 64-wide tile's rows are 256 bytes apart and fall in a quarter of L1's sets: B's
+// loads stalled the kernel (perf), and with panels the 1024^3 matmul forms at BLOCK_K 64 ran 2-6%
+// faster, those at 32 within 1% (matmul_forms.py's kernels, one thread, paired runs, Zen 3; the
+// GEMM alone on L2-resident tiles: 70 -> 93 GFLOP/s). A is read one element at a time, so its rows
+// may be anywhere (lda): a load forwarded to the dot leaves them in the matrix. Eigen's GEMM packs
+// both operands on every call; with it the CPU matmul ran 4-13% slower on the Tile path
+// (benchmarks/RESULTS.md, "2026-11-26, evening: CPU matmul with our own GEMM kernel"). Each element
+// of D accumulates its K products in order with FMA.
 //
 // Elsewhere (f64, or a build without AVX2) Eigen when the build has it, else a blocked loop.
 #include "exec/kernels/gemm.h"
@@ -32,22 +32,6 @@
 
 namespace tt::exec {
 namespace {
-
-#ifndef TT_GEMM_AVX2
-// B in panels (gemm.h), element by element: the generic build's B is never in panels
-// (kGemmPrefersPanels), but a caller may still pass them.
-void gemmPanelsScalar(const float *A, int64_t lda, const float *B, float *D, int64_t M, int64_t N,
-                      int64_t K) {
-  for (int64_t i = 0; i < M; ++i)
-    for (int64_t j = 0; j < N; ++j) {
-      const float *b = B + (j / kGemmPanel) * kGemmPanel * K + j % kGemmPanel;
-      float acc = D[i * N + j];
-      for (int64_t k = 0; k < K; ++k)
-        acc = std::fma(A[i * lda + k], b[k * kGemmPanel], acc);
-      D[i * N + j] = acc;
-    }
-}
-#endif
 
 template <class T>
 void gemmGeneric(const T *A, int64_t lda, const T *B, T *D, int64_t M, int64_t N, int64_t K) {
@@ -182,11 +166,9 @@ void gemmAccSteps(const GemmStep *steps, int nsteps, float *D, int64_t M, int64_
 #ifdef TT_GEMM_AVX2
   gemmF32(steps, nsteps, D, M, N, K);
 #else
+  // (B is never in panels here: gemmPanelBytes asks for none without the AVX2 kernel)
   for (int s = 0; s < nsteps; ++s)
-    if (steps[s].bPanels)
-      gemmPanelsScalar(steps[s].A, steps[s].lda, steps[s].B, D, M, N, K);
-    else
-      gemmGeneric(steps[s].A, steps[s].lda, steps[s].B, D, M, N, K);
+    gemmGeneric(steps[s].A, steps[s].lda, steps[s].B, D, M, N, K);
 #endif
 }
 

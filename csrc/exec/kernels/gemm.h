@@ -15,8 +15,8 @@
 namespace tt::exec {
 
 constexpr int64_t kGemmPanel = 16;
-// Whether the f32 kernel reads B in panels faster than in rows (gemm.cpp's AVX2 kernel does; the
-// generic one reads panels element by element): a B tile worth copying into panels.
+// Whether the f32 kernel reads B in panels (gemm.cpp's AVX2 kernel; the generic one reads rows
+// only, so without it no B is copied into panels).
 #if defined(__AVX2__) && defined(__FMA__)
 constexpr bool kGemmPrefersPanels = true;
 #else
