@@ -79,25 +79,23 @@ uint32_t DebugInfoBuilder::addFunction(const std::string &name, const SourceLoc 
 
 ByteBuffer DebugInfoBuilder::payload() const {
   ByteBuffer p;
-  p.varint(lists_.size());
-  p.align(4);
-  size_t start = 0;
-  for (const auto &l : lists_) {
-    p.u32(static_cast<uint32_t>(start));
-    start += l.size();
-  }
-  p.varint(start);
+  // A count, padding to 4, then where each item starts (in entries or bytes); returns the total.
+  auto starts = [&p](const auto &items) {
+    p.varint(items.size());
+    p.align(4);
+    size_t at = 0;
+    for (const auto &it : items) {
+      p.u32(static_cast<uint32_t>(at));
+      at += it.size();
+    }
+    return at;
+  };
+  p.varint(starts(lists_));
   p.align(8);
   for (const auto &l : lists_)
     for (uint64_t ref : l)
       p.u64(ref);
-  p.varint(attrs_.size());
-  p.align(4);
-  size_t offset = 0;
-  for (const auto &a : attrs_) {
-    p.u32(static_cast<uint32_t>(offset));
-    offset += a.size();
-  }
+  starts(attrs_);
   for (const auto &a : attrs_)
     p.bytes(a);
   return p;

@@ -240,8 +240,7 @@ def _encode(state) -> None:
             cc._dump(name, key, "general.tileir", tile.general.asm)
         bytecode = getattr(tile, "bytecode", None)  # the Tile stage may have encoded it
         try:
-            bytecode = bytecode or cpu.core().tile_to_bytecode(
-                tile.module, line_info=not knobs.disable_line_info)
+            bytecode = bytecode or tile_stage.encode(tile.module)
         except Exception as e:  # an op the bytecode writer cannot encode yet
             reason = f"the bytecode writer cannot encode it: {e}"
     if reason is None and state.data["version"] is None:

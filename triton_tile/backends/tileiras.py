@@ -339,8 +339,8 @@ def _run_tileiras(tool: str, bytecode: bytes, arch: str, opt_level: int, timeout
         f.write(bytecode)
     # --lineinfo where the bytecode has line info (the Debug section becomes the cubin's line
     # table; it changes no instruction: the SASS of stencil, matmul and attention kernels was the
-    # same without it). The bytecode decides, not the environment of the moment: the general
-    # cubin compiles on a background thread.
+    # same without it). The bytecode decides, not the environment of the moment (the general
+    # cubin compiles on a background thread), so the cache key's bytecode hash covers it.
     lines = ["--lineinfo"] if has_line_info(bytecode) else []
     cmd = [tool, "--gpu-name", arch, f"-O{opt_level}", *lines, src, "-o", out]
     tools = toolchain(tool)
@@ -374,8 +374,7 @@ def _run_tileiras(tool: str, bytecode: bytes, arch: str, opt_level: int, timeout
 
 def _cache_key(bytecode: bytes, arch: str, opt_level: int, version: str) -> dict:
     fields = {"bytecode_sha256": hashlib.sha256(bytecode).hexdigest(), "arch": arch,
-              "opt_level": opt_level, "tileiras_version": version,
-              "lineinfo": has_line_info(bytecode)}
+              "opt_level": opt_level, "tileiras_version": version}
     fields["key"] = hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()
     return fields
 

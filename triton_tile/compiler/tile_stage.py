@@ -107,7 +107,7 @@ def convert(ttir, name: str, options, alias_classes=(), arch=None,
         more = f" (and {len(r.unsupported) - 1} more)" if len(r.unsupported) > 1 else ""
         return TileResult(None, "", b"", f"'{op}' at {loc}: {why}{more}", list(r.accesses))
     tile = r.take_module()
-    bytecode = core.tile_to_bytecode(tile, line_info=not knobs.disable_line_info)
+    bytecode = encode(tile)
     if _recorded is not None:
         _recorded.append((name, bytecode))
     result = TileResult(tile, core.print_tile(tile), bytecode, None, list(r.accesses))
@@ -116,6 +116,11 @@ def convert(ttir, name: str, options, alias_classes=(), arch=None,
         return result
     general = convert(ttir, name, options, alias_classes, arch)
     return result._replace(guard=str(guard), guard_args=tuple(r.guard_args), general=general)
+
+
+def encode(tile) -> bytes:
+    """A Tile IR module's bytecode, with its ops' source lines unless TRITON_DISABLE_LINE_INFO."""
+    return cpu.core().tile_to_bytecode(tile, line_info=not knobs.disable_line_info)
 
 
 # Bytecode of every kernel converted in this process, when a test session asks for it (CI

@@ -34,9 +34,9 @@ import shlex
 import sys
 from typing import Any, Dict, List, Optional, TextIO, Tuple
 
-from .. import _core, knobs
+from .. import _core
 from ..compiler.compiler import PTX_PASSES, TTIR_PASSES
-from ..compiler.tile_stage import TILE_PASSES
+from ..compiler.tile_stage import TILE_PASSES, encode
 
 # Named pipelines: the lists the compiler runs.
 PIPELINES = {"ttir": TTIR_PASSES, "tile": TILE_PASSES, "ptx": PTX_PASSES}
@@ -136,8 +136,7 @@ def run(text: str, path: str = "<stdin>", passes: Optional[str] = None,
         return 1, ""
     tile = result.take_module()
     if bytecode:
-        return 0, _core.bytecode_dump(
-            _core.tile_to_bytecode(tile, line_info=not knobs.disable_line_info))
+        return 0, _core.bytecode_dump(encode(tile))
     return 0, _core.print_tile(tile)
 
 
