@@ -176,17 +176,19 @@ def _reads_acc_in_loop(A, B, C, T, N, K, BM: tl.constexpr, BN: tl.constexpr, BK:
 
 
 @triton.jit
-def _revisits_the_oldest(A, B, C, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+def _revisits_the_oldest(A, B, C, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+                         CHAIN: tl.constexpr, HIT: tl.constexpr):
     # Program 0 loads B's tiles 0..7, which fill the memo's 8 slots of 64 KiB; program 1 loads
-    # tile 0 (a hit on the oldest slot, which its deferred dot keeps for the next GEMM) and then
-    # tiles 8, 9, 10, whose copies must not evict it.
+    # tile HIT (a hit, on a slot its deferred dot keeps for the next GEMM) and then tiles 8..,
+    # one chain's worth in all (dot.cpp), whose copies go to slots 0, 1, ... and must skip
+    # HIT's however many fetches ago it was.
     pid = tl.program_id(0)
     rm = pid * BM + tl.arange(0, BM)
     rn = tl.arange(0, BN)
     rk = tl.arange(0, BK)
     acc = tl.zeros((BM, BN), dtype=tl.float32)
-    for s in range(0, 8 - 4 * pid):
-        t = tl.where(pid == 0 or s == 0, s, s + 7)
+    for s in range(0, 8 - (8 - CHAIN) * pid):
+        t = tl.where(pid == 0, s, tl.where(s == 0, HIT, s + 7))
         a = tl.load(A + rm[:, None] * K + (t * BK + rk)[None, :])
         b = tl.load(B + (t * BK + rk)[:, None] * N + rn[None, :])
         acc = tl.dot(a, b, acc, input_precision="ieee")
@@ -337,16 +339,19 @@ def test_an_accumulator_read_in_the_loop_is_not_deferred(notes, rng):
     assert all(count == 0 for count in _deferred_dots(notes)), notes
 
 
-def test_a_waiting_steps_slot_is_not_evicted(monkeypatch, rng):
+# A deferred dot runs 4 steps of BLOCK_K 64 and up as one GEMM, 8 of smaller ones (gemm.h).
+@pytest.mark.parametrize("bk, bn, chain, hit", [(128, 128, 4, 0), (32, 512, 8, 5)])
+def test_a_waiting_steps_slot_is_not_evicted(monkeypatch, bk, bn, chain, hit, rng):
     monkeypatch.setenv("TRITON_TILE_NUM_THREADS", "1")  # program 0, then program 1
-    bm, bk, bn, n = 16, 128, 128, 256  # B's tiles of 64 KiB, narrower than B
-    k = 11 * bk
+    bm, n = 16, 2 * bn  # B's tiles of 64 KiB, narrower than B
+    k = (7 + chain) * bk
     a = numpy_random((2 * bm, k), "float32", rng)
     b = numpy_random((k, n), "float32", rng)
     c = poisoned((2 * bm, bn), "float32")
-    _revisits_the_oldest[(2,)](a, b, c, n, k, BM=bm, BN=bn, BK=bk)
+    _revisits_the_oldest[(2,)](a, b, c, n, k, BM=bm, BN=bn, BK=bk, CHAIN=chain,
+                               HIT=hit)
     ref = np.zeros((2 * bm, bn))
-    for pid, tiles in ((0, range(8)), (1, (0, 8, 9, 10))):
+    for pid, tiles in ((0, range(8)), (1, (hit, *range(8, 7 + chain)))):
         for t in tiles:
             cols = slice(t * bk, (t + 1) * bk)
             ref[pid * bm:(pid + 1) * bm] += to_f64(a[pid * bm:(pid + 1) * bm, cols]) @ to_f64(

@@ -35,17 +35,19 @@
 // A dot of such an A (rows) and such a B (memo), f32 at ieee precision, directly in the body of
 // a for loop whose accumulator is the dot's own class ("deferred"), may leave its GEMM for the
 // next K steps: the operands stay where they are until then (A in the matrix, B in its memo
-// slot, which the memo keeps; the memo rule keeps writes out of the loop), and four steps run
-// as one GEMM (dot.cpp, kChain), the accumulators in registers across them: 64x64x32 tiles ran
-// 5-7% faster. The class must be read only by the dot (as its accumulator), by the loop's yield
-// into a loop result of the same class, and after the loop or as its init: a flush after the
-// loop runs the steps left over. (A class read elsewhere in the loop is not the dot's: the dot
-// then copies its accumulator.) No continue or break may sit inside an if of the loop: it would
-// copy into the accumulator while steps wait.
+// slot, which the memo keeps; the memo rule keeps writes out of the loop), and 4 to 8 steps run
+// as one GEMM (dot.cpp; gemmChain, gemm.h), the accumulators in registers across them: 64x64x32
+// tiles ran 5-7% faster (4 steps). The class must be read only by the dot (as its accumulator), by
+// the loop's yield into a loop result of the same class, and after the loop or as its init: a flush
+// after the loop runs the steps left over. (A class read elsewhere in the loop is not the dot's:
+// the dot then copies its accumulator.) No continue or break may sit inside an if of the loop: it
+// would copy into the accumulator while steps wait.
+#include <algorithm>
 #include <string>
 #include <unordered_set>
 
 #include "exec/compiler/compiler.h"
+#include "exec/kernels/gemm.h"
 #include "tile/tile.h"
 
 namespace tt::exec {
@@ -190,7 +192,7 @@ void Compiler::chooseForwarded(const std::vector<const Operation *> &order,
       infos_[root].fwdRows = rows;
       if (memo) {
         infos_[root].memo = static_cast<int>(pd_.memoLoads.size());
-        pd_.memoLoads.push_back({bytes, false});
+        pd_.memoLoads.push_back({bytes, 0});
       }
       ++forwarded;
       toDots += rows;
@@ -246,7 +248,8 @@ void Compiler::chooseForwarded(const std::vector<const Operation *> &order,
     }
     if (ok) {
       deferred_[u] = loop;
-      pd_.memoLoads[static_cast<size_t>(bi.memo)].held = true;
+      int &held = pd_.memoLoads[static_cast<size_t>(bi.memo)].held;
+      held = std::max(held, gemmChain(a->type.shape()[1]) - 1); // the steps that wait (dot.cpp)
       ++deferred;
     }
   }

@@ -12,7 +12,8 @@
 // Tile IR's mmaf takes tf32 operands already rounded by ftof (f32 storage) and runs as ieee.
 // maxNumImpreciseAcc is ignored (accumulation is always full f32). The float products are
 // gemm.cpp's; conversions go to scratch registers allocated at prepare time. A deferred dot
-// (forward.cpp) runs kChain K steps as one GEMM; each element still takes its products in order.
+// (forward.cpp) runs gemmChain(K) K steps as one GEMM; each element still takes its products in
+// order.
 #include <algorithm>
 #include <cstring>
 
@@ -35,19 +36,18 @@ struct DotAux : Aux {
   // Scratch (f32 or f64) copies of the operands; 0 when the operand is used in place.
   uint32_t aw = 0, bw = 0, alo = 0, blo = 0, dw = 0;
   uint32_t pending = 0; // a deferred dot's Pending (forward.cpp, "deferred")
+  int chain = 0;        // ... and its steps per GEMM
 };
 
 // A deferred dot's steps that wait for the next ones: their A rows and B tiles stay where they
-// are (in the matrix, in memo slots) until the kChain-th step's GEMM takes them all, or the
-// flush after the loop takes those left.
-// K steps per GEMM: 4 ran 1-4% faster than 2 on every matmul form (benchmarks/matmul_forms.py,
-// 2-core Zen 4, best of four interleaved runs). The memo never evicts a slot one of its last
-// kRecent fetches returned, so the kChain - 1 steps that wait keep their B.
-constexpr int kChain = 4;
-static_assert(kChain - 1 <= TileMemo::kRecent, "a waiting step's memo slot could be evicted");
+// are (in the matrix, in memo slots) until the chain's last step (gemmChain(K), gemm.h) runs
+// the GEMM over them all, or the flush after the loop takes those left. The memo never evicts
+// a slot one of the last chain - 1 fetches of B's table returned (forward.cpp tells it so), so
+// the steps that wait keep their B.
+static_assert(kMaxChain - 1 <= TileMemo::kMaxHeld, "a waiting step's memo slot could be evicted");
 struct Pending {
   int64_t count;
-  GemmStep steps[kChain];
+  GemmStep steps[kMaxChain];
 };
 
 // ---- integer GEMM: D[M,N] += A[M,K] * B[K,N], row-major (the float ones are gemm.cpp's) ----
@@ -204,7 +204,7 @@ void dotFloatK(const Inst &I, Frame &F) {
   }
 }
 
-// tt.dot / mmaf deferred (2-D f32, ieee, accumulating in place): runs the GEMM every kChain K
+// tt.dot / mmaf deferred (2-D f32, ieee, accumulating in place): runs the GEMM every x.chain K
 // steps, as one GEMM over them; a step whose A or B had to be copied into its register (a masked
 // edge tile) runs at once, with the steps waiting before it.
 void dotDeferK(const Inst &I, Frame &F) {
@@ -215,7 +215,7 @@ void dotDeferK(const Inst &I, Frame &F) {
                      reinterpret_cast<const float *>(b), F.fwdPanels(x.b.off) != 0};
   float *D = F.at<float>(x.d);
   p.steps[p.count++] = cur;
-  if (p.count == kChain || a == F.R + x.a.off || b == F.R + x.b.off) { // full, or copied
+  if (p.count == x.chain || a == F.R + x.a.off || b == F.R + x.b.off) { // full, or copied
     const int n = static_cast<int>(p.count);
     p.count = 0;
     gemmAccSteps(p.steps, n, D, x.M, x.N, x.K);
@@ -325,6 +325,7 @@ void emitMatmul(Compiler &c, const Operation &op, const Value *av, const Value *
     if (loop && f32In && x->precision == kIEEE && x->cType == DType::F32 && x->batch == 1 &&
         x->a.ind && x->b.ind && !x->c.bcast && x->c.off == x->d) {
       x->pending = c.scratch(sizeof(Pending));
+      x->chain = gemmChain(x->K);
       fn = dotDeferK;
       Inst reset, flush;
       reset.fn = dotResetK;

@@ -18,7 +18,8 @@ void TileMemo::reset(uint64_t launch, const std::vector<Spec> &loads) {
     Table &t = tables_[id];
     const int64_t bytes = (loads[id].tileBytes + 63) & ~int64_t(63);
     int slots = bytes > 0 ? static_cast<int>(std::min<int64_t>(kMaxSlots, share / bytes)) : 0;
-    if (loads[id].held && slots <= kRecent) // the recent slots are kept: room for one more at least
+    const int held = loads[id].held; // (dot.cpp asserts at most kMaxHeld)
+    if (held && slots <= held)       // the held slots are kept: room for one more at least
       slots = 0;
     if (t.bytes != bytes || t.slots != slots) { // storage sized for this program's tiles
       t.bytes = bytes;
@@ -30,8 +31,9 @@ void TileMemo::reset(uint64_t launch, const std::vector<Spec> &loads) {
       t.pitch.assign(static_cast<size_t>(t.slots), 0);
     }
     std::fill(t.addr.begin(), t.addr.end(), 0); // 0: an empty slot (no tile starts at 0)
-    t.next = t.hint = 0;
-    std::fill(t.recent, t.recent + kRecent, -1);
+    t.next = t.hint = t.lastRecent = 0;
+    t.held = held;
+    std::fill(t.recent, t.recent + kMaxHeld, -1);
   }
 }
 
@@ -54,7 +56,7 @@ char *TileMemo::insert(int id, uint64_t addr, int64_t pitch) {
   if (!t.slots || addr == 0)
     return nullptr;
   int s = t.next; // the oldest slot that none of the last fetches returned
-  while (t.slots > kRecent && std::find(t.recent, t.recent + kRecent, s) != t.recent + kRecent)
+  while (t.slots > t.held && std::find(t.recent, t.recent + t.held, s) != t.recent + t.held)
     s = s + 1 == t.slots ? 0 : s + 1;
   t.next = s + 1 == t.slots ? 0 : s + 1;
   t.hint = t.next;
@@ -86,8 +88,10 @@ const char *TileMemo::fetch(int id, const char *first, int64_t rows, int64_t row
     slot = fresh;
   }
   Table &t = tables_[static_cast<size_t>(id)];
-  t.recent[t.lastRecent] = static_cast<int>((slot - t.data) / t.bytes);
-  t.lastRecent = t.lastRecent + 1 == kRecent ? 0 : t.lastRecent + 1;
+  if (t.held) {
+    t.recent[t.lastRecent] = static_cast<int>((slot - t.data) / t.bytes);
+    t.lastRecent = t.lastRecent + 1 == t.held ? 0 : t.lastRecent + 1;
+  }
   return slot;
 }
 

@@ -28,15 +28,15 @@ class TileMemo {
 public:
   static constexpr int64_t kBudget = 512 * 1024; // bytes per thread, over all memo loads
   static constexpr int kMaxSlots = 64;
-  // The slots the last kRecent fetches of a table returned are never evicted: a deferred dot
-  // (dot.cpp) reads the B of its waiting steps at its next GEMM.
-  static constexpr int kRecent = 3;
+  // A deferred dot (dot.cpp) reads the B of its waiting steps at its next GEMM, so the slots
+  // the last `held` fetches of its table returned are never evicted; at most kMaxHeld.
+  static constexpr int kMaxHeld = 7;
 
-  // A memo load's table: the bytes of its tile, and whether a deferred dot holds slots of it
-  // (such a table gets more than kRecent slots or none).
+  // A memo load's table: the bytes of its tile, and how many of its slots a deferred dot holds
+  // (0 to kMaxHeld; such a table gets more slots than that or none).
   struct Spec {
     int64_t tileBytes;
-    bool held;
+    int held;
   };
   // Empties the memo for `launch` with one table per memo load (by memo id); a second call for
   // the same launch keeps the slots.
@@ -44,7 +44,7 @@ public:
   // The tile of `rows` rows of `rowBytes` bytes whose first row is at `first`, each `pitch`
   // bytes after the one before, as `rows * rowBytes` dense bytes: a slot filled by an earlier
   // load of the same rows, else one filled now (evicting the oldest slot that none of the last
-  // kRecent fetches returned). Null when memo load `id` has no slots (its tiles are too large
+  // `held` fetches returned). Null when memo load `id` has no slots (its tiles are too large
   // for the budget). With `panelBytes` (a divisor of rowBytes, else 0) the slot holds the tile
   // in column panels of that width, the layout the GEMM reads B in (kernels/gemm.h): panel p's
   // rows one after another, then panel p + 1's. A memo load passes the same width every time.
@@ -58,7 +58,7 @@ private:
   struct Table {
     int64_t bytes = 0; // per slot
     int slots = 0, next = 0, hint = 0;
-    int recent[kRecent] = {}, lastRecent = 0; // the slots the last fetches returned (reset)
+    int held = 0, recent[kMaxHeld] = {}, lastRecent = 0; // the slots the last fetches returned
     std::vector<uint64_t> addr;
     std::vector<int64_t> pitch;
     std::unique_ptr<char[]> raw; // slot storage, 64-byte aligned within
