@@ -5,7 +5,8 @@
 //    grows to the largest thread count asked for and never shrinks;
 //  - the calling thread takes part as worker 0, so `numThreads == 1` runs inline;
 //  - work items [0, n) are handed out dynamically in chunks through an atomic counter, so
-//    items run concurrently and in any order;
+//    items run concurrently and in any order; a chunk is at most `chunk` items and, in the
+//    tail, a share of those left (guided), so that the threads finish together;
 //  - the first exception thrown by an item cancels the items not yet started and is rethrown
 //    on the calling thread once every worker has stopped;
 //  - one parallelFor runs at a time; a second concurrent call (another Python thread) runs its
