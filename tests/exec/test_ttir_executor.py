@@ -707,6 +707,39 @@ def test_spin_lock_between_programs(threads):
     assert sorted(log) == list(range(n))  # every program ran its critical section once
 
 
+COUNT_PROGRAMS = r"""
+module {
+  tt.func public @k(%counts: !tt.ptr<i32>) {
+    %x = tt.get_program_id x : i32
+    %y = tt.get_program_id y : i32
+    %z = tt.get_program_id z : i32
+    %gx = tt.get_num_programs x : i32
+    %gy = tt.get_num_programs y : i32
+    %zy = arith.muli %z, %gy : i32
+    %plane = arith.addi %zy, %y : i32
+    %row = arith.muli %plane, %gx : i32
+    %id = arith.addi %row, %x : i32
+    %p = tt.addptr %counts, %id : !tt.ptr<i32>, i32
+    %one = arith.constant 1 : i32
+    %o = tt.atomic_rmw add, relaxed, gpu, %p, %one : (!tt.ptr<i32>, i32) -> i32
+    tt.return
+  }
+}
+"""
+
+
+# The pool hands out chunks that shrink in the tail (thread_pool.cpp): grids around the chunk
+# sizes, odd thread counts, 2-D and 3-D grids.
+@pytest.mark.parametrize("grid", [(1, 1, 1), (3, 1, 1), (255, 1, 1), (256, 1, 1), (1000, 1, 1),
+                                  (4097, 1, 1), (17, 5, 3), (64, 64, 1)])
+@pytest.mark.parametrize("threads", [2, 3, 7])
+def test_every_program_runs_once(grid, threads):
+    n = grid[0] * grid[1] * grid[2]
+    counts = np.zeros(n + 1, np.int32)  # (one more: a program past the grid would show)
+    run(prog(COUNT_PROGRAMS), grid, ptr(counts), threads=threads)
+    assert (counts[:n] == 1).all() and counts[n] == 0, np.flatnonzero(counts[:n] != 1)[:10]
+
+
 ATOMIC_ADD = r"""
 module {
   tt.func public @k(%z: !tt.ptr<f32>, %old: !tt.ptr<f32>) {
