@@ -200,7 +200,7 @@ def notes(monkeypatch, request):
     """The executor programs' plan notes of the kernels prepared during the test (CPU only)."""
     return capture_plan_notes(request, monkeypatch,
                               (_matmul, _block_ptr_matmul, _alternating_pitch, _two_dots, _guarded,
-                               _writes_b_first, _reads_acc_in_loop))
+                               _writes_b_first, _reads_acc_in_loop, _revisits_the_oldest))
 
 
 def _note_counts(seen, pattern):
@@ -315,8 +315,8 @@ def test_same_first_row_other_pitch_is_another_tile(monkeypatch, rng):
 
 @pytest.mark.parametrize("k", [48, 45, 16])
 def test_a_deferred_dot_with_odd_steps_and_edges(k, notes, rng):
-    # 3 K steps (a step left for the flush), 3 with a masked last one (copied: run at once),
-    # 1 step (only the flush runs it).
+    # 3 K steps (all left for the flush: a chain of 8 at BLOCK_K 16), 3 with a masked last one
+    # (copied: run at once, with the steps waiting), 1 step (only the flush runs it).
     a, b, c = _run(96, 64, k, rng=rng)
     assert_close(c, to_f64(a) @ to_f64(b), rtol=1e-5, atol=1e-4)
     counts = _deferred_dots(notes)
@@ -339,9 +339,10 @@ def test_an_accumulator_read_in_the_loop_is_not_deferred(notes, rng):
     assert all(count == 0 for count in _deferred_dots(notes)), notes
 
 
-# A deferred dot runs 4 steps of BLOCK_K 64 and up as one GEMM, 8 of smaller ones (gemm.h).
-@pytest.mark.parametrize("bk, bn, chain, hit", [(128, 128, 4, 0), (32, 512, 8, 5)])
-def test_a_waiting_steps_slot_is_not_evicted(monkeypatch, bk, bn, chain, hit, rng):
+# A deferred dot runs 4 steps of BLOCK_K 64 and up as one GEMM, 8 of smaller ones (gemm.h). The
+# hit is on the slot the FIFO reaches at the chain's last copy: a hold one short evicts it.
+@pytest.mark.parametrize("bk, bn, chain, hit", [(128, 128, 4, 2), (32, 512, 8, 6)])
+def test_a_waiting_steps_slot_is_not_evicted(monkeypatch, notes, bk, bn, chain, hit, rng):
     monkeypatch.setenv("TRITON_TILE_NUM_THREADS", "1")  # program 0, then program 1
     bm, n = 16, 2 * bn  # B's tiles of 64 KiB, narrower than B
     k = (7 + chain) * bk
@@ -351,6 +352,7 @@ def test_a_waiting_steps_slot_is_not_evicted(monkeypatch, bk, bn, chain, hit, rn
     _revisits_the_oldest[(2,)](a, b, c, n, k, BM=bm, BN=bn, BK=bk, CHAIN=chain,
                                HIT=hit)
     ref = np.zeros((2 * bm, bn))
+    assert _deferred_dots(notes) == [1], notes
     for pid, tiles in ((0, range(8)), (1, (hit, *range(8, 7 + chain)))):
         for t in tiles:
             cols = slice(t * bk, (t + 1) * bk)

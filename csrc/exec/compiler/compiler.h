@@ -171,10 +171,14 @@ public:
   // A register that lives for the whole program (scratch of one instruction, or state).
   uint32_t scratch(size_t bytes);
   // A dot whose GEMM may wait for the next K step (forward.cpp, "deferred"): the loop it sits
-  // in, else null.
+  // in, else null; and how many K steps it gathers into one GEMM (dot.cpp).
   const Operation *deferredLoop(const Operation &dot) const {
     auto it = deferred_.find(&dot);
-    return it == deferred_.end() ? nullptr : it->second;
+    return it == deferred_.end() ? nullptr : it->second.first;
+  }
+  int deferredChain(const Operation &dot) const {
+    auto it = deferred_.find(&dot);
+    return it == deferred_.end() ? 0 : it->second.second;
   }
   // Instructions that run right before and right after `loop` (a deferred dot's reset and
   // flush); the loop's emitter emits them around its own instruction (emitLoopEntry,
@@ -238,7 +242,8 @@ private:
   int64_t stripLen_ = 0; // strip mining: lanes per run of the body (0: off)
   int64_t chooseStripLen(const Operation &func) const;
   std::unordered_map<const Value *, ValueInfo> infos_;
-  std::unordered_map<const Operation *, const Operation *> deferred_; // dot -> its loop
+  // dot -> its loop and chain (deferredLoop, deferredChain)
+  std::unordered_map<const Operation *, std::pair<const Operation *, int>> deferred_;
   std::unordered_map<const Operation *, std::vector<Inst>> loopEntry_, loopExit_;
   void emitHooks(const std::unordered_map<const Operation *, std::vector<Inst>> &hooks,
                  const Operation &loop) {

@@ -325,7 +325,7 @@ void emitMatmul(Compiler &c, const Operation &op, const Value *av, const Value *
     if (loop && f32In && x->precision == kIEEE && x->cType == DType::F32 && x->batch == 1 &&
         x->a.ind && x->b.ind && !x->c.bcast && x->c.off == x->d) {
       x->pending = c.scratch(sizeof(Pending));
-      x->chain = gemmChain(x->K);
+      x->chain = c.deferredChain(op); // (gemmChain's, or 4 where B's memo has few slots)
       fn = dotDeferK;
       Inst reset, flush;
       reset.fn = dotResetK;

@@ -2,10 +2,24 @@
 #include "exec/runtime/tile_memo.h"
 
 #include <algorithm>
+#include <string>
 
 #include "exec/runtime/copy.h"
+#include "exec/runtime/errors.h"
 
 namespace tt::exec {
+
+namespace {
+int64_t slotBytes(int64_t tileBytes) { return (tileBytes + 63) & ~int64_t(63); }
+} // namespace
+
+int TileMemo::slotsFor(int64_t tileBytes, size_t loads) {
+  const int64_t bytes = slotBytes(tileBytes);
+  if (bytes <= 0 || loads == 0)
+    return 0;
+  return static_cast<int>(
+      std::min<int64_t>(kMaxSlots, kBudget / static_cast<int64_t>(loads) / bytes));
+}
 
 void TileMemo::reset(uint64_t launch, const std::vector<Spec> &loads) {
   if (launch == launch_)
@@ -13,13 +27,15 @@ void TileMemo::reset(uint64_t launch, const std::vector<Spec> &loads) {
   launch_ = launch;
   if (tables_.size() < loads.size()) // a kernel without memo loads keeps the storage
     tables_.resize(loads.size());
-  const int64_t share = loads.empty() ? 0 : kBudget / static_cast<int64_t>(loads.size());
   for (size_t id = 0; id < loads.size(); ++id) {
     Table &t = tables_[id];
-    const int64_t bytes = (loads[id].tileBytes + 63) & ~int64_t(63);
-    int slots = bytes > 0 ? static_cast<int>(std::min<int64_t>(kMaxSlots, share / bytes)) : 0;
-    const int held = loads[id].held; // (dot.cpp asserts at most kMaxHeld)
-    if (held && slots <= held)       // the held slots are kept: room for one more at least
+    const int64_t bytes = slotBytes(loads[id].tileBytes);
+    int slots = slotsFor(loads[id].tileBytes, loads.size());
+    const int held = loads[id].held;
+    if (held < 0 || held > kMaxHeld)
+      throw ExecError("internal error: a tile memo table held by " + std::to_string(held) +
+                      " steps (at most " + std::to_string(kMaxHeld) + ")");
+    if (held && slots <= held) // the held slots are kept: room for one more at least
       slots = 0;
     if (t.bytes != bytes || t.slots != slots) { // storage sized for this program's tiles
       t.bytes = bytes;

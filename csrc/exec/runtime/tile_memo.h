@@ -38,6 +38,9 @@ public:
     int64_t tileBytes;
     int held;
   };
+  // The slots a table of `tileBytes` tiles gets when `loads` memo loads share the budget (fewer
+  // than that, none, where a deferred dot holds as many or more).
+  static int slotsFor(int64_t tileBytes, size_t loads);
   // Empties the memo for `launch` with one table per memo load (by memo id); a second call for
   // the same launch keeps the slots.
   void reset(uint64_t launch, const std::vector<Spec> &loads);

@@ -169,9 +169,11 @@ template <int ES> void viewStoreK(const Inst &I, Frame &F) {
   forEachRow(a, b, [&](uint64_t addr, int64_t lane, int64_t len) {
     char *dst = reinterpret_cast<char *>(addr);
     const size_t bytes = static_cast<size_t>(len) * ES;
-    if (ahead && inner == ES && !vb)
-      for (size_t o = 0; o < bytes; o += 64)
-        __builtin_prefetch(dst + ahead + o, 1); // (a prefetch past the box is harmless)
+    if (ahead && inner == ES && !vb && bytes < kStreamRowBytes) { // (streamed rows skip caches)
+      const uintptr_t first = reinterpret_cast<uintptr_t>(dst + ahead), last = first + bytes - 1;
+      for (uintptr_t line = first & ~uintptr_t(63); line <= last; line += 64)
+        __builtin_prefetch(reinterpret_cast<const void *>(line), 1); // (harmless past the box)
+    }
     if (vb) {
       for (int64_t j = 0; j < len; ++j)
         storeAs<T>(dst + j * inner, v[0]);
