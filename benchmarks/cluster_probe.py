@@ -1,0 +1,73 @@
+"""Do CTA clusters move the large matmuls with the tileiras on PATH? num_ctas on the Tile path.
+
+    python benchmarks/cluster_probe.py    # a GPU machine with tileiras and stock Triton
+
+cuBLAS's fastest sm_90 GEMM at 4096^3 runs 256x128 tiles in 2-CTA clusters (RESULTS.md,
+2026-11-26); the Tile path runs one tile a CTA. With tileiras 13.4, asking for clusters
+(`num_ctas=2`, Tile IR's num_cta_in_cga) made it slower (673.6 -> 495.5 TFLOP/s at 4096^3
+fp16). This probe times the table's winner and the cluster variants of both tile shapes in one
+process, with stock Triton's winner and cuBLAS beside them (do_bench medians; TFLOP/s), so a
+newer tileiras can be checked in one call: `TILEIRAS=13.5 STEPS=none benchmarks/gpu_run.sh`,
+then this script.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gpu_bench as gb  # noqa: E402
+
+_TILE = dict(num_warps=8, num_stages=4, occupancy=1)
+# (side, config)
+CONFIGS = [("tile", dict(BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, **_TILE)),
+           ("tile", dict(BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, num_ctas=2, **_TILE)),
+           ("tile", dict(BLOCK_M=256, BLOCK_N=128, BLOCK_K=64, **_TILE)),
+           ("tile", dict(BLOCK_M=256, BLOCK_N=128, BLOCK_K=64, num_ctas=2, **_TILE)),
+           ("tile", dict(BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, num_warps=8, num_stages=4,
+                         occupancy=2, num_ctas=2)),
+           ("stock", dict(BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, num_warps=8, num_stages=3))]
+SIZES = ((4096, "float16"), (8192, "float16"), (4096, "bfloat16"))
+
+
+def _name(side: str, c: dict) -> str:
+    extra = "".join(f", {k} {c[k]}" for k in ("occupancy", "num_ctas") if k in c)
+    return (f"{side} {c['BLOCK_M']}x{c['BLOCK_N']}x{c['BLOCK_K']}, nw{c['num_warps']}, "
+            f"ns{c['num_stages']}{extra}")
+
+
+def main() -> int:
+    import torch
+    import triton
+
+    t = gb.Tensors(aot=False)
+    header = ["size", "dtype", "config", "TFLOP/s"]
+    rows = []
+    for size, dtype in SIZES:
+        case = gb.matmul(t, size, dtype)
+        for side, config in CONFIGS:
+            meta = dict(case.meta, **config)
+            launch = functools.partial(gb.launcher(case, side == "stock"), gb._grid(case, meta),
+                                       meta)
+            try:
+                r = gb._measure(case, launch)
+                value = f"{r['value']:.1f}{'' if r['ok'] else ' WRONG'}"
+            except Exception as e:  # a config tileiras cannot build is a row, not the end
+                value = f"{type(e).__name__}: {str(e)[:60]}"
+            rows.append([f"{size}^3", dtype, _name(side, config), value])
+            print("  ", rows[-1], file=sys.stderr, flush=True)
+        cublas = gb._measure_torch(case)
+        rows.append([f"{size}^3", dtype, "torch (cuBLAS)",
+                     f"{cublas['value']:.1f}" if cublas else "failed"])
+        del case
+        torch.cuda.empty_cache()
+    print(f"{torch.cuda.get_device_name()}, stock Triton {triton.__version__}, torch "
+          f"{torch.__version__}, TFLOP/s")
+    gb._print_table(header, rows)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
