@@ -13,7 +13,6 @@ then this script.
 
 from __future__ import annotations
 
-import functools
 import os
 import sys
 
@@ -40,7 +39,6 @@ def _name(side: str, c: dict) -> str:
 
 def main() -> int:
     import torch
-    import triton
 
     t = gb.Tensors(aot=False)
     header = ["size", "dtype", "config", "TFLOP/s"]
@@ -48,24 +46,13 @@ def main() -> int:
     for size, dtype in SIZES:
         case = gb.matmul(t, size, dtype)
         for side, config in CONFIGS:
-            meta = dict(case.meta, **config)
-            launch = functools.partial(gb.launcher(case, side == "stock"), gb._grid(case, meta),
-                                       meta)
-            try:
-                r = gb._measure(case, launch)
-                value = f"{r['value']:.1f}{'' if r['ok'] else ' WRONG'}"
-            except Exception as e:  # a config tileiras cannot build is a row, not the end
-                value = f"{type(e).__name__}: {str(e)[:60]}"
-            rows.append([f"{size}^3", dtype, _name(side, config), value])
+            cell = gb.probe_cell(case, side == "stock", dict(case.meta, **config))
+            rows.append([f"{size}^3", dtype, _name(side, config), cell])
             print("  ", rows[-1], file=sys.stderr, flush=True)
-        cublas = gb._measure_torch(case)
-        rows.append([f"{size}^3", dtype, "torch (cuBLAS)",
-                     f"{cublas['value']:.1f}" if cublas else "failed"])
+        rows.append([f"{size}^3", dtype, "torch (cuBLAS)", gb.probe_torch_cell(case)])
         del case
         torch.cuda.empty_cache()
-    print(f"{torch.cuda.get_device_name()}, stock Triton {triton.__version__}, torch "
-          f"{torch.__version__}, TFLOP/s")
-    gb._print_table(header, rows)
+    gb.print_probe(header, rows, "TFLOP/s")
     return 0
 
 

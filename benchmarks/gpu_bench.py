@@ -1046,3 +1046,31 @@ def _print_table(header: List[str], rows: List[List[str]]) -> None:
     print("  ".join("-" * w for w in widths))
     for r in rows:
         print("  ".join(x.ljust(w) for x, w in zip(r, widths)))
+
+
+# ---- the probes' pieces (benchmarks/*_probe.py: configs of one case side by side) ----
+
+def probe_cell(case: Case, stock: bool, meta: dict) -> str:
+    """One config of `case` on one side, as a probe table's cell: its value (" WRONG" when the
+    output is), or the error when it does not build or run (a row, not the probe's end)."""
+    try:
+        r = _measure(case, lambda: launcher(case, stock)(_grid(case, meta), meta))
+        return f"{r['value']:.1f}{'' if r['ok'] else ' WRONG'}"
+    except Exception as e:
+        return f"{type(e).__name__}: {str(e)[:60]}"
+
+
+def probe_torch_cell(case: Case) -> str:
+    """What a torch user runs instead (cuBLAS for a matmul), as a probe table's cell."""
+    r = _measure_torch(case)
+    return f"{r['value']:.1f}" if r else "failed"
+
+
+def print_probe(header: List[str], rows: List[List[str]], unit: str) -> None:
+    """A probe's table under the card and the versions it ran with."""
+    import torch
+    import triton
+
+    print(f"{torch.cuda.get_device_name()}, stock Triton {triton.__version__}, torch "
+          f"{torch.__version__}, {unit}")
+    _print_table(header, rows)

@@ -12,7 +12,6 @@ size in one process (do_bench medians), with cuBLAS beside them; TFLOP/s.
 
 from __future__ import annotations
 
-import functools
 import os
 import sys
 
@@ -38,7 +37,6 @@ def _name(side: str, config: dict) -> str:
 
 def main() -> int:
     import torch
-    import triton
 
     t = gb.Tensors(aot=False)
     header = ["size", "dtype", "config"] + [f"GROUP_M {g}" for g in GROUPS]
@@ -49,23 +47,13 @@ def main() -> int:
             row = [f"{size}^3", dtype, _name(side, config)]
             for group in GROUPS:
                 meta = dict(case.meta, **config, GROUP_M=group)
-                launch = functools.partial(gb.launcher(case, side == "stock"),
-                                           gb._grid(case, meta), meta)
-                try:
-                    r = gb._measure(case, launch)
-                    row.append(f"{r['value']:.1f}{'' if r['ok'] else ' WRONG'}")
-                except Exception as e:
-                    row.append(type(e).__name__)
+                row.append(gb.probe_cell(case, side == "stock", meta))
                 print("  ", row, file=sys.stderr, flush=True)
             rows.append(row)
-        cublas = gb._measure_torch(case)
-        rows.append([f"{size}^3", dtype, "torch (cuBLAS)",
-                     f"{cublas['value']:.1f}" if cublas else "failed", "", ""])
+        rows.append([f"{size}^3", dtype, "torch (cuBLAS)", gb.probe_torch_cell(case), "", ""])
         del case
         torch.cuda.empty_cache()
-    print(f"{torch.cuda.get_device_name()}, stock Triton {triton.__version__}, torch "
-          f"{torch.__version__}, TFLOP/s")
-    gb._print_table(header, rows)
+    gb.print_probe(header, rows, "TFLOP/s")
     return 0
 
 
