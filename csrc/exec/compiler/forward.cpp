@@ -248,11 +248,11 @@ void Compiler::chooseForwarded(const std::vector<const Operation *> &order,
     }
     if (ok) {
       // The steps that wait hold their B's memo slots, so the table needs more slots than that
-      // (tile_memo.h); where it has too few for the longer chain, 4 steps.
+      // (tile_memo.h); where it has too few for the longer chain, kBaseChain steps.
       TileMemo::Spec &spec = pd_.memoLoads[static_cast<size_t>(bi.memo)];
       int chain = gemmChain(a->type.shape()[1]);
       if (TileMemo::slotsFor(spec.tileBytes, pd_.memoLoads.size()) <= chain - 1)
-        chain = 4;
+        chain = kBaseChain;
       deferred_[u] = {loop, chain};
       spec.held = std::max(spec.held, chain - 1);
       ++deferred;

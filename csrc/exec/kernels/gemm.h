@@ -41,13 +41,13 @@ struct GemmStep {
   bool bPanels;
 };
 void gemmAccSteps(const GemmStep *steps, int nsteps, float *D, int64_t M, int64_t N, int64_t K);
-// How many K steps of `K` each a deferred dot (dot.cpp) would gather into one gemmAccSteps: 4,
-// and kMaxChain below K 64 (forward.cpp takes 4 where B's memo table has too few slots to hold
-// that many). A GEMM loads and stores its accumulators once: at BLOCK_K 32, 8 steps ran 1-3%
-// faster than 4 (benchmarks/matmul_forms.py's forms, paired runs, 2-core Zen 3); at 64, 4 and 8
-// ran alike, and 4 ran 1-4% faster than 2.
-constexpr int kMaxChain = 8;
-constexpr int gemmChain(int64_t K) { return K >= 64 ? 4 : kMaxChain; }
+// How many K steps of `K` each a deferred dot (dot.cpp) would gather into one gemmAccSteps:
+// kBaseChain, and kMaxChain below K 64 (forward.cpp takes kBaseChain where B's memo table has too
+// few slots to hold that many). A GEMM loads and stores its accumulators once: at BLOCK_K 32, 8
+// steps ran 1-3% faster than 4 (benchmarks/matmul_forms.py's forms, paired runs, 2-core Zen 3); at
+// 64, 4 and 8 ran alike, and 4 ran 1-4% faster than 2.
+constexpr int kBaseChain = 4, kMaxChain = 8;
+constexpr int gemmChain(int64_t K) { return K >= 64 ? kBaseChain : kMaxChain; }
 void gemmAcc(const double *A, const double *B, double *D, int64_t M, int64_t N, int64_t K);
 
 } // namespace tt::exec
