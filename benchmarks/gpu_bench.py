@@ -65,6 +65,32 @@ class Case(NamedTuple):
     # Tile variants' occupancy are the kernel's, the variants' environment applies to all)
     before: tuple = ()
     after: tuple = ()  # launches that run after it likewise (the atomic backward's dQ cast)
+    # The kernel's arguments for a config's meta, where they depend on it (host descriptors
+    # carry the block shape), else None: `args` for every config
+    reargs: Optional[Callable[[dict], list]] = None
+
+
+def case_args(case: Case, meta: dict) -> list:
+    """The case's kernel arguments at `meta` (its own or `reargs`'s)."""
+    return case.reargs(meta) if case.reargs else case.args
+
+
+def _desc_args(a, b, c, tail: list) -> Callable[[dict], list]:
+    """`reargs` for a matmul through host descriptors: A, B and C's descriptors at the meta's
+    block sizes (as examples/matmul_tma.py's autotune pre_hook sets them), one set per block
+    shape, then `tail`."""
+    from triton_tile.tools.tensor_descriptor import TensorDescriptor
+
+    made = {}
+
+    def args(meta):
+        key = bm, bn, bk = meta["BLOCK_M"], meta["BLOCK_N"], meta["BLOCK_K"]
+        if key not in made:
+            made[key] = [TensorDescriptor.from_tensor(x, shape) for x, shape in
+                         ((a, [bm, bk]), (b, [bk, bn]), (c, [bm, bn]))] + tail
+        return made[key]
+
+    return args
 
 
 class Tensors:
@@ -215,46 +241,42 @@ def _fp8_torch(a, b):
 
 
 def matmul_tma(t: Tensors, size: int, dtype: str) -> Case:
-    """The persistent descriptor matmul (examples/matmul_tma.py) at one fixed config."""
-    from triton_tile.tools.tensor_descriptor import TensorDescriptor
-
+    """The persistent descriptor matmul (examples/matmul_tma.py), one program per SM."""
     a, b = t.randn((size, size), dtype), t.randn((size, size), dtype)
     c = t.empty((size, size), dtype)
-    bm, bn, bk, sms = 128, 128, 64, 132
-    descs = [TensorDescriptor.from_tensor(x, shape)
-             for x, shape in ((a, [bm, bk]), (b, [bk, bn]), (c, [bm, bn]))]
-    tiles = tt.cdiv(size, bm) * tt.cdiv(size, bn)
+    sms = 132
+    meta = {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "num_warps": 8, "num_stages": 3}
+    reargs = _desc_args(a, b, c, [size, size, size, sms])
+
+    def grid(meta):
+        return (min(sms, tt.cdiv(size, meta["BLOCK_M"]) * tt.cdiv(size, meta["BLOCK_N"])),)
 
     def check():
         return _rel_err(c, (a.float() @ b.float()))
 
     short = {"float16": "fp16", "bfloat16": "bf16"}[dtype]
     return Case(f"matmul TMA {short}", f"{size}^3", example("matmul_tma").matmul_tma_kernel.fn,
-                (min(sms, tiles),), [*descs, size, size, size, sms],
-                {"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "num_warps": 8, "num_stages": 3},
-                [c], check, 1e-2, 2.0 * size ** 3, "TFLOP/s",
-                torch_fn=lambda: _torch().matmul(a, b))
+                grid(meta), reargs(meta), meta, [c], check, 1e-2, 2.0 * size ** 3, "TFLOP/s",
+                grid, torch_fn=lambda: _torch().matmul(a, b), reargs=reargs)
 
 
 def matmul_desc(t: Tensors, size: int, dtype: str) -> Case:
     """The descriptor matmul with one output tile per program (examples/matmul_tma.py)."""
-    from triton_tile.tools.tensor_descriptor import TensorDescriptor
-
     a, b = t.randn((size, size), dtype), t.randn((size, size), dtype)
     c = t.empty((size, size), dtype)
-    bm, bn, bk = 128, 128, 64
-    descs = [TensorDescriptor.from_tensor(x, shape)
-             for x, shape in ((a, [bm, bk]), (b, [bk, bn]), (c, [bm, bn]))]
+    meta = {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "num_warps": 8, "num_stages": 3}
+    reargs = _desc_args(a, b, c, [size, size, size])
+
+    def grid(meta):
+        return (tt.cdiv(size, meta["BLOCK_M"]) * tt.cdiv(size, meta["BLOCK_N"]),)
 
     def check():
         return _rel_err(c, (a.float() @ b.float()))
 
     short = {"float16": "fp16", "bfloat16": "bf16"}[dtype]
     return Case(f"matmul desc {short}", f"{size}^3", example("matmul_tma").matmul_desc_kernel,
-                (tt.cdiv(size, bm) * tt.cdiv(size, bn),), [*descs, size, size, size],
-                {"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "num_warps": 8, "num_stages": 3},
-                [c], check, 1e-2, 2.0 * size ** 3, "TFLOP/s",
-                torch_fn=lambda: _torch().matmul(a, b))
+                grid(meta), reargs(meta), meta, [c], check, 1e-2, 2.0 * size ** 3, "TFLOP/s",
+                grid, torch_fn=lambda: _torch().matmul(a, b), reargs=reargs)
 
 
 def attention(t: Tensors, z: int, h: int, n_ctx: int, d: int) -> Case:
@@ -469,7 +491,16 @@ _MM_FP8 = [dict(BLOCK_M=m, BLOCK_N=n, BLOCK_K=k, num_warps=w, num_stages=st)
            for m, n, k, w, st in ((128, 256, 128, 8, 3), (256, 128, 128, 8, 3),
                                   (256, 64, 128, 4, 3), (64, 256, 128, 4, 3),
                                   (128, 128, 128, 4, 3), (128, 128, 64, 8, 3))]
-TUNE = {"vector add fp32": [{"BLOCK_SIZE": 2048}, {"BLOCK_SIZE": 4096, "num_warps": 8}],
+# The descriptor matmuls: Triton's tutorial 09 (persistent TMA matmul) autotunes BLOCK_M 128,
+# BLOCK_N 128 or 256, BLOCK_K 64 or 128, 3 or 4 stages, 4 or 8 warps; these are that space's
+# tiles (a config beyond shared memory is reported and left out), 256x128, and the table's
+# default. The host descriptors' block shapes follow each config (Case.reargs).
+_MM_DESC = [dict(BLOCK_M=m, BLOCK_N=n, BLOCK_K=k, num_warps=w, num_stages=st)
+            for m, n, k, w, st in ((128, 256, 64, 8, 3), (128, 256, 64, 8, 4),
+                                   (256, 128, 64, 8, 3), (128, 128, 128, 8, 3),
+                                   (128, 128, 64, 4, 4), (128, 128, 64, 8, 3))]
+TUNE = {"matmul desc fp16": _MM_DESC, "matmul TMA fp16": _MM_DESC,
+        "vector add fp32": [{"BLOCK_SIZE": 2048}, {"BLOCK_SIZE": 4096, "num_warps": 8}],
         "stencil fp32": [dict(BLOCK_M=m, BLOCK_N=n, num_warps=w)
                          for m, n, w in ((16, 128, 4), (32, 256, 8), (64, 128, 8),
                                          (8, 512, 4), (16, 256, 4))],
@@ -575,8 +606,8 @@ _DESC_TILE = [dict(num_warps=w, num_stages=4, **occ) for w in (4, 8)
 # and 32x64 ran 2515-2555).
 _STENCIL_TILE = [dict(BLOCK_M=m, BLOCK_N=n, num_warps=4, occupancy=o)
                  for m, n, o in ((16, 128, 16), (16, 128, 32), (8, 128, 8), (8, 256, 8))]
-TILE_ONLY = {"stencil fp32": _STENCIL_TILE, "matmul TMA fp16": _DESC_TILE,
-             "matmul desc fp16": _DESC_TILE,
+TILE_ONLY = {"stencil fp32": _STENCIL_TILE, "matmul TMA fp16": _DESC_TILE + _MM_TILE,
+             "matmul desc fp16": _DESC_TILE + _MM_TILE,
              "matmul fp16": _MM_TILE, "matmul bf16": _MM_TILE,
              "matmul fp8 e4m3": _MM_FP8_TILE, "matmul fp8 e4m3 B K-major": _MM_FP8_TILE,
              "attention bwd fp16": _ATTN_BWD_TILE,
@@ -759,19 +790,28 @@ def launcher(case: Case, stock: bool) -> Callable[[tuple, dict], object]:
     from triton_tile.backends import ptx_gpu
 
     steps = [(b.kernel, b.grid, b.args, b.meta) for b in case.before]
-    steps.append((case.kernel, None, case.args, None))
+    steps.append((case.kernel, None, None, None))  # its arguments: main_args(meta)
     steps += [(b.kernel, b.grid, b.args, b.meta) for b in case.after]
     if stock:
-        steps = [(ptx_gpu.twin_of(k), g, [ptx_gpu.arg_to_stock(a) for a in args], m)
+        steps = [(ptx_gpu.twin_of(k), g, args and [ptx_gpu.arg_to_stock(a) for a in args], m)
                  for k, g, args, m in steps]
     tile = {} if stock else {"enable_tile": True}
     main = len(case.before)
+    converted = {}  # stock's arguments, by the identity of ours
+
+    def main_args(meta):
+        args = case_args(case, meta)
+        if not stock:
+            return args
+        if id(args) not in converted:
+            converted[id(args)] = (args, [ptx_gpu.arg_to_stock(a) for a in args])
+        return converted[id(args)][1]
 
     def launch(grid, meta):
         for k, g, args, m in steps[:main]:
             k[g](*args, **tile, **m)
-        k, _, args, _ = steps[main]
-        compiled = k[grid](*args, **tile, **meta)
+        k = steps[main][0]
+        compiled = k[grid](*main_args(meta), **tile, **meta)
         for k, g, args, m in steps[main + 1:]:
             k[g](*args, **tile, **m)
         return compiled
@@ -919,7 +959,8 @@ def main(args) -> int:
                 with _Env(extra.get("env", {})):
                     for b in c.before + c.after:
                         b.kernel.warmup(*b.args, grid=b.grid, enable_tile=True, **b.meta)
-                    k = c.kernel.warmup(*c.args, grid=c.grid, enable_tile=True, **meta)
+                    k = c.kernel.warmup(*case_args(c, meta), grid=_grid(c, meta),
+                                        enable_tile=True, **meta)
                 print(f"  {c.name:20s} {c.label:22s} {str(extra):18s} -> {k.metadata.path} "
                       f"{k.metadata.target} {len(k.asm.get('cubin', b''))} bytes of cubin",
                       flush=True)

@@ -38,14 +38,14 @@ def main() -> int:
     for name, over, ww in points:
         os.environ["TRITON_TILE_WORKER_WARPS"] = ww
         meta = dict(case.meta, enable_tile=True, num_warps=8, **over)
-        fn = lambda m=meta: case.kernel[gb._grid(case, m)](*case.args, **m)  # noqa: E731
+        fn = lambda m=meta: case.kernel[gb._grid(case, m)](*gb.case_args(case, m), **m)  # noqa: E731
         fn()
         torch.cuda.synchronize()
         err = case.check()
         ms = do_bench(fn, warmup=25, rep=200, return_mode="median")
         print(f"{name:28} {flops / ms / 1e9:8.1f} TFLOP/s  err {err:.1e}", flush=True)
     meta = dict(case.meta, BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, num_warps=8, num_stages=3)
-    fn = lambda: twin[gb._grid(case, meta)](*case.args, **meta)  # noqa: E731
+    fn = lambda: twin[gb._grid(case, meta)](*gb.case_args(case, meta), **meta)  # noqa: E731
     ms = do_bench(fn, warmup=25, rep=200, return_mode="median")
     print(f"{'stock 128x256x64 nw8 ns3':28} {flops / ms / 1e9:8.1f} TFLOP/s", flush=True)
     ms = do_bench(case.torch_fn, warmup=25, rep=200, return_mode="median")
