@@ -606,8 +606,13 @@ _DESC_TILE = [dict(num_warps=w, num_stages=4, **occ) for w in (4, 8)
 # and 32x64 ran 2515-2555).
 _STENCIL_TILE = [dict(BLOCK_M=m, BLOCK_N=n, num_warps=4, occupancy=o)
                  for m, n, o in ((16, 128, 16), (16, 128, 32), (8, 128, 8), (8, 256, 8))]
-TILE_ONLY = {"stencil fp32": _STENCIL_TILE, "matmul TMA fp16": _DESC_TILE + _MM_TILE,
-             "matmul desc fp16": _DESC_TILE + _MM_TILE,
+# And their large tiles deeper: with tileiras 13.5 the persistent kernel's 128x256 ran at 4 and 5
+# stages (704.6 and 712.7 TFLOP/s at 4096^3, H100, 2026-11-27) where 13.4 spills its
+# accumulator there (198; benchmarks/desc_probe.py), and 256x128 at 4 (605-650).
+_DESC_LARGE_TILE = _MM_TILE + [dict(BLOCK_M=m, BLOCK_N=n, BLOCK_K=64, num_warps=8, num_stages=st,
+                                    occupancy=1) for m, n, st in ((128, 256, 5), (256, 128, 4))]
+TILE_ONLY = {"stencil fp32": _STENCIL_TILE, "matmul TMA fp16": _DESC_TILE + _DESC_LARGE_TILE,
+             "matmul desc fp16": _DESC_TILE + _DESC_LARGE_TILE,
              "matmul fp16": _MM_TILE, "matmul bf16": _MM_TILE,
              "matmul fp8 e4m3": _MM_FP8_TILE, "matmul fp8 e4m3 B K-major": _MM_FP8_TILE,
              "attention bwd fp16": _ATTN_BWD_TILE,
