@@ -209,17 +209,8 @@ void Converter::indexedStore(const Operation &o, const IndexPlan &p) {
   }
   bool was = reporting_;
   reporting_ = false;
-  // Where the host can decide the conditions for the whole grid (launch_guard.h), this kernel
-  // skips the store when they fail, and the host launches the kernel with the general form
-  // instead. The general form's code alone made tileiras 13.4 spill: the persistent descriptor
-  // matmul's 128x256 accumulator at 4 stages, 288 bytes of stack, 198 against 551 TFLOP/s at 3
-  // stages (H100, benchmarks/RESULTS.md, 2026-11-27 12:30).
-  const bool hostDecides = opts_.launchGuards && guard_->accepts(o, p.conds);
-  if (hostDecides)
-    guard_->add(o, p.conds);
   branchOn(emitIndexConds(p.conds), {}, viaIndex, [&]() -> std::vector<Value *> {
-    if (!hostDecides)
-      generalStore(o);
+    generalStore(o);
     return {};
   });
   reporting_ = was;
