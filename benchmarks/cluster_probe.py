@@ -31,28 +31,11 @@ CONFIGS = [("tile", dict(BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, **_TILE)),
 SIZES = ((4096, "float16"), (8192, "float16"), (4096, "bfloat16"))
 
 
-def _name(side: str, c: dict) -> str:
-    extra = "".join(f", {k} {c[k]}" for k in ("occupancy", "num_ctas") if k in c)
-    return (f"{side} {c['BLOCK_M']}x{c['BLOCK_N']}x{c['BLOCK_K']}, nw{c['num_warps']}, "
-            f"ns{c['num_stages']}{extra}")
-
-
 def main() -> int:
-    import torch
-
     t = gb.Tensors(aot=False)
-    header = ["size", "dtype", "config", "TFLOP/s"]
-    rows = []
-    for size, dtype in SIZES:
-        case = gb.matmul(t, size, dtype)
-        for side, config in CONFIGS:
-            cell = gb.probe_cell(case, side == "stock", dict(case.meta, **config))
-            rows.append([f"{size}^3", dtype, _name(side, config), cell])
-            print("  ", rows[-1], file=sys.stderr, flush=True)
-        rows.append([f"{size}^3", dtype, "torch (cuBLAS)", gb.probe_torch_cell(case)])
-        del case
-        torch.cuda.empty_cache()
-    gb.print_probe(header, rows, "TFLOP/s")
+    cases = [((f"{size}^3", dtype), lambda s=size, d=dtype: gb.matmul(t, s, d))
+             for size, dtype in SIZES]
+    gb.probe_configs(cases, CONFIGS, ["size", "dtype", "config", "TFLOP/s"])
     return 0
 
 

@@ -24,31 +24,15 @@ CONFIGS = [("tile", dict(shape, num_warps=8, num_stages=st, **occ))
            for shape in _SHAPES for st in ((2, 3, 4, 5) if shape["BLOCK_M"] == 128 else (3, 4))
            for occ in ({}, {"occupancy": 1})]
 CONFIGS += [("stock", dict(shape, num_warps=8, num_stages=3)) for shape in _SHAPES]
-CASES = ((gb.matmul_desc, 4096), (gb.matmul_tma, 4096), (gb.matmul_tma, 8192))
-
-
-def _name(side: str, c: dict) -> str:
-    occ = f", occupancy {c['occupancy']}" if "occupancy" in c else ""
-    return (f"{side} {c['BLOCK_M']}x{c['BLOCK_N']}x{c['BLOCK_K']}, nw{c['num_warps']}, "
-            f"ns{c['num_stages']}{occ}")
+CASES = (("matmul desc fp16", gb.matmul_desc, 4096), ("matmul TMA fp16", gb.matmul_tma, 4096),
+         ("matmul TMA fp16", gb.matmul_tma, 8192))
 
 
 def main() -> int:
-    import torch
-
     t = gb.Tensors(aot=False)
-    header = ["kernel", "size", "config", "TFLOP/s"]
-    rows = []
-    for make, size in CASES:
-        case = make(t, size, "float16")
-        for side, config in CONFIGS:
-            cell = gb.probe_cell(case, side == "stock", dict(case.meta, **config))
-            rows.append([case.name, f"{size}^3", _name(side, config), cell])
-            print("  ", rows[-1], file=sys.stderr, flush=True)
-        rows.append([case.name, f"{size}^3", "torch (cuBLAS)", gb.probe_torch_cell(case)])
-        del case
-        torch.cuda.empty_cache()
-    gb.print_probe(header, rows, "TFLOP/s")
+    cases = [((name, f"{size}^3"), lambda m=make, s=size: m(t, s, "float16"))
+             for name, make, size in CASES]
+    gb.probe_configs(cases, CONFIGS, ["kernel", "size", "config", "TFLOP/s"])
     return 0
 
 

@@ -1120,3 +1120,29 @@ def print_probe(header: List[str], rows: List[List[str]], unit: str) -> None:
     print(f"{torch.cuda.get_device_name()}, stock Triton {triton.__version__}, torch "
           f"{torch.__version__}, {unit}")
     _print_table(header, rows)
+
+
+def probe_config_name(side: str, c: dict) -> str:
+    """A matmul config's row label: `tile 128x256x64, nw8, ns4, occupancy 1`."""
+    extra = "".join(f", {k} {c[k]}" for k in ("occupancy", "num_ctas") if k in c)
+    return (f"{side} {c['BLOCK_M']}x{c['BLOCK_N']}x{c['BLOCK_K']}, nw{c['num_warps']}, "
+            f"ns{c['num_stages']}{extra}")
+
+
+def probe_configs(cases, configs, header: List[str]) -> None:
+    """A probe of matmul configs, one row each, in one process: `cases` are (the row's leading
+    cells, a function making the case) pairs, `configs` (side, config) pairs over the case's
+    meta ("stock" for stock Triton); each case ends with torch's row. Prints the table."""
+    import torch
+
+    rows = []
+    for labels, make in cases:
+        case = make()
+        for side, config in configs:
+            cell = probe_cell(case, side == "stock", dict(case.meta, **config))
+            rows.append([*labels, probe_config_name(side, config), cell])
+            print("  ", rows[-1], file=sys.stderr, flush=True)
+        rows.append([*labels, "torch (cuBLAS)", probe_torch_cell(case)])
+        del case
+        torch.cuda.empty_cache()
+    print_probe(header, rows, "TFLOP/s")

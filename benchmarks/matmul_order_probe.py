@@ -28,13 +28,6 @@ CONFIGS = [("tile", dict(BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, num_warps=8, num_
 SIZES = ((8192, "float16"), (8192, "bfloat16"), (4096, "float16"))
 
 
-def _name(side: str, config: dict) -> str:
-    c = config
-    occ = f", occ{c['occupancy']}" if "occupancy" in c else ""
-    return (f"{side} {c['BLOCK_M']}x{c['BLOCK_N']}x{c['BLOCK_K']}, nw{c['num_warps']}, "
-            f"ns{c['num_stages']}{occ}")
-
-
 def main() -> int:
     import torch
 
@@ -44,7 +37,7 @@ def main() -> int:
     for size, dtype in SIZES:
         case = gb.matmul(t, size, dtype)
         for side, config in CONFIGS:
-            row = [f"{size}^3", dtype, _name(side, config)]
+            row = [f"{size}^3", dtype, gb.probe_config_name(side, config)]
             for group in GROUPS:
                 meta = dict(case.meta, **config, GROUP_M=group)
                 row.append(gb.probe_cell(case, side == "stock", meta))
