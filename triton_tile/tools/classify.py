@@ -368,8 +368,11 @@ def parse_dtype(option: str, text: str):
 
 
 def infer_signature(kernel: Kernel, kinds: Dict[str, ParamKind], constexprs: Dict[str, Any],
-                    given: Optional[dict] = None, dtype: str = "fp32") -> Dict[str, str]:
-    """The Triton type string of every non-constexpr parameter (see the module docstring)."""
+                    given: Optional[dict] = None, dtype: str = "fp32",
+                    meta: Optional[Dict[str, Any]] = None) -> Dict[str, str]:
+    """The Triton type string of every non-constexpr parameter (see the module docstring).
+    Descriptors get the block shapes the kernel's pre_hook sets for its first config, or for
+    `meta` (a config's block sizes) where given, as autotuning would launch that config."""
     import numpy as np
 
     from ..runtime import specialize as sp
@@ -400,9 +403,12 @@ def infer_signature(kernel: Kernel, kinds: Dict[str, ParamKind], constexprs: Dic
         else:
             sig[name] = "i32"
     hook = kernel.configs[0].pre_hook if kernel.configs else None
+    if descs and hook is None and meta:  # the hook the advice asks for (a kernel without one)
+        hook = _gemm_block_hook
     if descs and hook is not None:  # e.g. tma_set_block_size_hook: block shapes from a config
         nargs = {n: 256 for n in kinds}
-        for more in (descs, constexprs, kernel.configs[0].all_kwargs()):
+        configured = kernel.configs[0].all_kwargs() if kernel.configs else {}
+        for more in (descs, constexprs, configured, meta or {}):
             nargs.update(more)
         try:
             hook(nargs)
@@ -410,6 +416,22 @@ def infer_signature(kernel: Kernel, kinds: Dict[str, ParamKind], constexprs: Dic
             pass
     sig.update({n: td.signature_string(d) for n, d in descs.items()})
     return sig
+
+
+def _gemm_block_hook(nargs: Dict[str, Any]) -> None:
+    """The advice's tma_set_block_size_hook for a GEMM's descriptors, by their names: A (a_desc)
+    gets BLOCK_M x BLOCK_K, B gets BLOCK_K x BLOCK_N, C (c_desc, d_desc, out_desc) BLOCK_M x
+    BLOCK_N. Where a kernel has no pre_hook, classify checks each config as the hook it asks for
+    would launch it; another descriptor keeps its block shape."""
+    from . import tensor_descriptor as td
+
+    blocks = {_block_dim(k): v for k, v in nargs.items() if type(v) is int and _is_block_name(k)}
+    dims = {"a": "MK", "b": "KN", "c": "MN", "d": "MN", "o": "MN"}
+    for name, desc in nargs.items():
+        want = dims.get(name[:1].lower())
+        if isinstance(desc, td.TensorDescriptor) and want and len(desc.block_shape) == 2 and \
+                all(d in blocks for d in want):
+            desc.block_shape = [blocks[d] for d in want]
 
 
 def compile_kernel(kernel: Kernel, signature: Dict[str, str], constexprs: Dict[str, Any]):
@@ -595,8 +617,8 @@ def advice(kind: str, facts: Dict[str, Any]) -> List[str]:
                        "calls this MANDATORY for dot kernels. Add pre_hook="
                        "tma_set_block_size_hook to the configs to set each descriptor's block "
                        "shape from the config.")
-        out += [f"Tune occupancy ({occ_text}), the Tile IR knob, and num_stages (3, 4: the "
-                "128x256 tile won at 4 with occupancy 1 on an H100).",
+        out += [f"Tune occupancy ({occ_text}), the Tile IR knob, and num_stages (3, 4, 5: the "
+                "128x256 tile won at 4 and 5 with occupancy 1 on an H100).",
                 "num_warps becomes Tile IR's worker warps where the kernel gets them: a dot "
                 "accumulating over 128x128 at num_warps=8 (the 128x256 tile spills without: "
                 "44 against 635 TFLOP/s), reductions, dots in nested loops (persistent "
@@ -678,15 +700,28 @@ def _dot_metas(kernel: Kernel, constexprs: Dict[str, Any]) -> List[Dict[str, Any
 
 
 def _dot_stages(meta: Dict[str, Any], dots: int = 1) -> Tuple[int, ...]:
-    """num_stages to try: 3, and 4 too for an accumulator of 128x256 or more (the winner there,
-    H100, 2026-11-26: 635 TFLOP/s against 559 at 3) and of 128x64 or less (1024^3's winner,
-    128x64x64 at occupancy 1, 220.8 TFLOP/s, H100, 2026-11-26 22:30); and 2 for a kernel of
+    """num_stages to try: 3 and 4 (4 won the 128x256 tile, H100, 2026-11-26: 635 TFLOP/s against
+    559 at 3; 1024^3's 128x64x64 at occupancy 1, 220.8 TFLOP/s, 2026-11-26 22:30; and the
+    persistent TMA matmul's 128x128x64, 612.7 TFLOP/s, tileiras 13.4, 2026-11-27), 5 too for an
+    accumulator of 128x256 or more, at occupancy 1 (the descriptor matmul's winner with tileiras
+    13.4, 622.4 TFLOP/s, and the persistent one's with 13.5, 654.3, H100, 2026-11-27; two CTAs
+    of five stages do not fit an SM's shared memory); and 2 for a kernel of
     several dots (attention: the forward's 128x128 won at 2 stages in three runs, 526.7-550.4
     TFLOP/s, and the two-pass backward's 64/128/128/64 in two, H100, 2026-11-26)."""
     dims = {_block_dim(k): v for k, v in meta.items() if type(v) is int and _is_block_name(k)}
     area = dims.get("M", 0) * dims.get("N", 0)
-    stages = (3, 4) if area >= 128 * 256 or 0 < area <= 128 * 64 else (3,)
+    stages = (3, 4, 5) if area >= 128 * 256 else (3, 4)
     return ((2,) if dots > 1 else ()) + stages
+
+
+def _dot_warps(meta: Dict[str, Any], occupancy: int) -> Tuple[int, ...]:
+    """num_warps to try: 8 (a 128x256 accumulator spills at fewer worker warps: 44 against 635
+    TFLOP/s, H100), and 4 for a 128x128 accumulator at occupancy 1 (the persistent TMA matmul's
+    winner with tileiras 13.4, 612.7 TFLOP/s, H100, 2026-11-27; at occupancy 2 four worker warps
+    cost a persistent matmul 143 against 587 TFLOP/s)."""
+    dims = {_block_dim(k): v for k, v in meta.items() if type(v) is int and _is_block_name(k)}
+    square = dims.get("M") == 128 and dims.get("N") == 128
+    return (8, 4) if square and occupancy == 1 else (8,)
 
 
 def _config(meta, **options) -> str:
@@ -748,8 +783,9 @@ def autotune_source(kernel: Kernel, kind: str, facts: Dict[str, Any],
         lines += [f"    # left out, the kernel does not compile there: {json.dumps(m)} ({why})"
                   for m, why in left]
         lines += ["    configs = ["]
-        lines += [_config(m, num_stages=st, num_warps=8, occupancy=o, pre_hook="pre_hook")
-                  for m in metas for st in _dot_stages(m, dots) for o in occ]
+        lines += [_config(m, num_stages=st, num_warps=w, occupancy=o, pre_hook="pre_hook")
+                  for m in metas for st in _dot_stages(m, dots) for o in occ
+                  if st < 5 or o == 1 for w in _dot_warps(m, o)]
         lines += ["    ]", "    if _is_blackwell():  # 2CTA mode: sm_100+ only",
                   "        configs += ["]
         lines += ["    " + _config(m, num_stages=3, num_warps=8, occupancy=1, num_ctas=2,
@@ -801,8 +837,9 @@ def classify_kernel(kernel: Kernel, signature: Optional[dict] = None,
     kind = result["class"]
 
     def compiles(meta: Dict[str, Any]) -> Optional[str]:
-        try:
-            compile_kernel(kernel, sig, dict(values, **meta))
+        try:  # descriptors at the config's block shapes (its pre_hook), as a launch has them
+            meta_sig = infer_signature(kernel, kinds, values, signature, dtype, meta)
+            compile_kernel(kernel, meta_sig, dict(values, **meta))
         except Exception as e:  # noqa: BLE001 - the reason is printed beside the config
             return _reason(e)
         return None
