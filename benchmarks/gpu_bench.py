@@ -1123,10 +1123,13 @@ def print_probe(header: List[str], rows: List[List[str]], unit: str) -> None:
 
 
 def probe_config_name(side: str, c: dict) -> str:
-    """A matmul config's row label: `tile 128x256x64, nw8, ns4, occupancy 1`."""
+    """A config's row label: its block sizes in order, then the knobs: `tile 128x256x64, nw8,
+    ns4, occupancy 1` (a matmul), `stock 64x128, 264 programs, nw8, ns3` (BLOCK_M1, BLOCK_N1,
+    NUM_PROGRAMS)."""
+    blocks = "x".join(str(v) for k, v in c.items() if k.startswith("BLOCK_"))
+    programs = f", {c['NUM_PROGRAMS']} programs" if "NUM_PROGRAMS" in c else ""
     extra = "".join(f", {k} {c[k]}" for k in ("occupancy", "num_ctas") if k in c)
-    return (f"{side} {c['BLOCK_M']}x{c['BLOCK_N']}x{c['BLOCK_K']}, nw{c['num_warps']}, "
-            f"ns{c['num_stages']}{extra}")
+    return (f"{side} {blocks}{programs}, nw{c['num_warps']}, ns{c['num_stages']}{extra}")
 
 
 def probe_configs(cases, configs, header: List[str]) -> None:
