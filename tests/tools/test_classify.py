@@ -359,3 +359,19 @@ def test_element_wise_configs_each_compile_other_code(kernels_file, capsys):
     stages = {tile_stage.tile_options(cpu.CPUOptions(num_stages=n), ttir_text=ttir).num_stages
               for n in (2, 3, 4)}
     assert stages == {0}
+
+
+def test_tables_of_addresses_and_sizes_are_integers(capsys):
+    """A grouped GEMM reads its operands' addresses from int64 tables (`tl.load(A_PTRS +
+    g).to(tl.pointer_type(...))`) and its sizes and strides from int32 ones (tl.cdiv,
+    tl.multiple_of, a descriptor's shape and strides). Inferred as float pointers, neither
+    kernel compiled: 'cannot cast tensor<fp32> to pointer<fp16>'."""
+    rc, out = _json(capsys, os.path.join(ROOT, "examples", "grouped_gemm.py"))
+    assert rc == 0
+    got = {k["kernel"]: k for k in out["kernels"]}
+    assert set(got) == {"grouped_matmul_kernel", "grouped_matmul_desc_kernel"}
+    for k in got.values():
+        assert k["class"] == "dot-related", k.get("error")
+        sig = k["signature"]
+        assert (sig["A_PTRS"], sig["B_PTRS"], sig["C_PTRS"]) == ("*i64",) * 3, sig
+        assert (sig["SIZES"], sig["LDS"], sig["GROUP_SIZE"]) == ("*i32", "*i32", "i32"), sig

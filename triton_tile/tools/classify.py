@@ -26,7 +26,9 @@ Compiling needs argument types, which a launch would supply. Without one:
   kernel body uses the parameter (an AST walk of the body, for the signature only): a pointer
   (`*fp32`, or `--dtype`) when it flows through `+`/`-` into the address of `tl.load`,
   `tl.store`, an atomic, `tl.make_block_ptr`/`make_tensor_descriptor`, or into a pointer
-  parameter of a called `@jit` helper; a host tensor descriptor when the body calls its
+  parameter of a called `@jit` helper (`*i32` when the values loaded through it are used as
+  integers, `*i64` when they are cast to pointers: a table of addresses); a host tensor
+  descriptor when the body calls its
   `.load`/`.store` (block shape 64 per dimension, or what the first autotune config's
   `pre_hook` sets); an `i32` scalar otherwise (a float scalar compiled as i32 classifies the
   same).
@@ -154,6 +156,7 @@ class ParamKind(NamedTuple):
     kind: str  # constexpr, pointer, descriptor, scalar
     rank: int = 0  # descriptors: dimensions
     int_data: bool = False  # pointers: the values loaded through it are used as integers
+    addresses: bool = False  # ... as addresses (cast to pointers): a table of 64-bit integers
 
 
 # Operators only integers take: a loaded value under one says its pointer holds integers.
@@ -248,7 +251,7 @@ def param_kinds(jit_fn, _seen: Optional[set] = None) -> Dict[str, ParamKind]:
             for cname, arg in pairs:
                 if callee.get(cname, ParamKind("scalar")).kind == "pointer":
                     pointers |= flow.bases(arg)
-    ints = _integer_pointers(nodes, flow)
+    ints, addresses = _integer_pointers(nodes, flow)
     out = {}
     for p in jit_fn.params:
         if p.is_constexpr:
@@ -256,16 +259,20 @@ def param_kinds(jit_fn, _seen: Optional[set] = None) -> Dict[str, ParamKind]:
         elif p.name in descriptors:
             out[p.name] = ParamKind("descriptor", descriptors[p.name])
         elif p.name in pointers or p.annotation_type.startswith("*"):
-            out[p.name] = ParamKind("pointer", int_data=p.name in ints)
+            out[p.name] = ParamKind("pointer", int_data=p.name in ints | addresses,
+                                    addresses=p.name in addresses)
         else:
             out[p.name] = ParamKind("scalar")
     return out
 
 
-def _integer_pointers(nodes, flow: _Flow) -> Set[str]:
+def _integer_pointers(nodes, flow: _Flow) -> Tuple[Set[str], Set[str]]:
     """Pointer parameters whose loaded values the body uses as integers: as an offset in an
-    address (a gather's indices), under a bitwise, shift, `%` or `//` operator, or counted by
-    tl.histogram. Such a pointer is compiled as `*i32`, not the float default."""
+    address (a gather's indices), under a bitwise, shift, `%` or `//` operator, in tl.cdiv,
+    tl.multiple_of or range, or counted by tl.histogram. Such a pointer is compiled as `*i32`,
+    not the float default. Second: those whose loaded values are cast to pointers
+    (`tl.load(A_PTRS + g).to(tl.pointer_type(tl.float16))`, a grouped GEMM's tables of
+    addresses), compiled as `*i64`."""
     loaded: Dict[str, Set[str]] = {}  # name -> the pointers its value was loaded through
 
     def load_bases(e) -> Set[str]:
@@ -297,7 +304,18 @@ def _integer_pointers(nodes, flow: _Flow) -> Set[str]:
         return out
 
     ints: Set[str] = set()
+    addresses: Set[str] = set()
     for n in nodes:
+        called = _call_name(n) if isinstance(n, ast.Call) else None
+        if called == "to" and isinstance(n.func, ast.Attribute) and any(
+                isinstance(a, ast.Call) and _call_name(a) == "pointer_type" for a in n.args):
+            addresses |= load_bases(n.func.value)
+        elif called in ("cdiv", "multiple_of", "range"):
+            for a in n.args:
+                ints |= integer_use(a)
+        elif called in ("make_tensor_descriptor", "make_block_ptr"):  # shape, strides, offsets
+            for a in n.args[1:] + [k.value for k in n.keywords if k.arg not in _ADDRESS_KWARGS]:
+                ints |= integer_use(a)
         if isinstance(n, ast.BinOp) and isinstance(n.op, _INT_OPS):
             ints |= integer_use(n.left) | integer_use(n.right)
         elif isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.Invert):
@@ -309,7 +327,7 @@ def _integer_pointers(nodes, flow: _Flow) -> Set[str]:
                 (k.value for k in n.keywords if k.arg in _ADDRESS_KWARGS), None)
             if isinstance(addr, ast.BinOp):  # base + offsets: offsets loaded are indices
                 ints |= integer_use(addr.right) | (integer_use(addr.left) - flow.bases(addr))
-    return ints
+    return ints - addresses, addresses
 
 
 def default_constexprs(kernel: Kernel, given: Optional[dict] = None, config=None,
@@ -396,7 +414,7 @@ def infer_signature(kernel: Kernel, kinds: Dict[str, ParamKind], constexprs: Dic
         elif params[name].annotation_type:
             sig[name] = params[name].annotation_type
         elif k.kind == "pointer":
-            sig[name] = "*i32" if k.int_data else "*" + dtype
+            sig[name] = "*i64" if k.addresses else "*i32" if k.int_data else "*" + dtype
         elif k.kind == "descriptor":
             base = np.zeros((DEFAULT_BLOCK * 4,) * k.rank, dtype=np_dtype)
             descs[name] = td.TensorDescriptor.from_tensor(base, [DEFAULT_BLOCK] * k.rank)
