@@ -252,6 +252,35 @@ def test_div_mod_tensor_tensor(dx, dy, rng):
             assert (_ref(x, y, "%", mod_ty) != xc % yc).any()
 
 
+@triton.jit
+def _div_by_zero_kernel(X, Y, Q, R, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(X + offs)
+    y = tl.load(Y + offs)
+    tl.store(Q + offs, x // y)
+    tl.store(R + offs, x % y)
+
+
+@pytest.mark.cpu_only("undefined in Triton: the GPU's own result is what the CPU paths copy")
+@pytest.mark.parametrize("dtype", ["int32", "int64", "uint32", "uint8"])
+def test_integer_division_by_zero_agrees_on_both_paths(dtype, path, rng):
+    """A lane that divides by 0 gets all ones (-1, UINT_MAX) as its quotient and its dividend
+    as its remainder on both paths, as NVIDIA's integer division gives; the Tile path gave the
+    dividend and 0 (its divisor guard divided by 1). The other lanes divide as C does."""
+    block = 64
+    x = numpy_random(block, dtype, rng)
+    y = numpy_random(block, dtype, rng)
+    y[y == 0] = 3
+    y[::3] = 0
+    q, r = poisoned(block, dtype), poisoned(block, dtype)
+    _div_by_zero_kernel[(1,)](x, y, q, r, BLOCK=block)
+    zero = y == 0
+    assert_equal(q[zero], np.full(zero.sum(), -1).astype(dtype))
+    assert_equal(r[zero], x[zero])
+    assert_equal(q[~zero], c_div(x[~zero], y[~zero]).astype(dtype))
+    assert_equal(r[~zero], c_mod(x[~zero], y[~zero]).astype(dtype))
+
+
 DIV_CONST_CASES = [("int8", -3), ("int32", 7), ("int32", -7), ("int64", -5), ("uint8", 3),
                    ("uint32", 10), ("float16", 0.3), ("bfloat16", 3), ("float32", -0.7),
                    ("float64", 0.3), ("int32", 2.5)]

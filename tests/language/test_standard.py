@@ -240,3 +240,19 @@ def test_gather(dtype, idx_dtype, path, rng):
     assert g.metadata.path == path
     assert_bits_equal(z[:m * k], np.take_along_axis(src, i1, 1).ravel())
     assert_bits_equal(z[m * k:], np.take_along_axis(src, i0, 0).ravel())
+
+
+@pytest.mark.cpu_only("a GPU checks gather indices only with debug, stock Triton never")
+@pytest.mark.parametrize("bad", [16, -1, 2**40])
+def test_gather_index_out_of_range_raises(bad, path, rng):
+    """An index outside the axis (undefined in Triton) raises on both CPU paths, naming the
+    gather's source line; the Tile path selected nothing and read 0 before."""
+    m, n, k = 8, 16, 4
+    src = numpy_random((m, n), "float32", rng)
+    i1 = rng.integers(0, n, size=(m, k)).astype(np.int64)
+    i1[3, 2] = bad
+    i0 = rng.integers(0, m, size=(k, n)).astype(np.int64)
+    z = poisoned(m * k + k * n, "float32")
+    with pytest.raises((RuntimeError, AssertionError), match=r"outside \[0, 16\)") as e:
+        _gather_kernel[(1,)](src, i0, i1, z, M=m, N=n, K=k)
+    assert "test_standard.py" in str(e.value)

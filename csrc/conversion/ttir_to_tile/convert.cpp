@@ -429,18 +429,24 @@ void Converter::clampf(const Operation &o) {
 // masks of the loads and stores around it and wrote past the end of the output (H100: the 64
 // elements after a 300-element int64 array were overwritten). In Triton a masked-off lane's
 // quotient is junk that nothing reads, never a licence to drop masks, so the divisor is made
-// nonzero first: `y == 0 ? 1 : y`. A constant divisor that is not 0 needs no guard.
+// nonzero first: `y == 0 ? 1 : y`. A lane that did divide by 0 then gets what the GPU's
+// division gives and the TTIR executor returns (elementwise.h): all ones for a quotient, the
+// dividend for a remainder. A constant divisor that is not 0 needs no guard.
 void Converter::intDivRem(const Operation &o, const char *name, int signedness) {
   Value *x = get(o.operand(0)), *y = get(o.operand(1));
   int64_t divisor = 0;
   Type t = o.result(0)->type;
-  if (!constantInt(o.operand(1), divisor) || divisor == 0) {
-    Value *zero = make1(
-        "cmpi", {y, constInt(0, y->type)}, y->type.withElement(i1()),
-        {{"comparison_predicate", i32Attr(tile::kEq)}, {"signedness", i32Attr(tile::kSigned)}});
-    y = make1("select", {zero, constInt(1, y->type), y}, y->type);
+  if (constantInt(o.operand(1), divisor) && divisor != 0) {
+    bind(o, make1(name, {x, y}, t, {{"signedness", i32Attr(signedness)}}));
+    return;
   }
-  bind(o, make1(name, {x, y}, t, {{"signedness", i32Attr(signedness)}}));
+  Value *zero =
+      make1("cmpi", {y, constInt(0, y->type)}, y->type.withElement(i1()),
+            {{"comparison_predicate", i32Attr(tile::kEq)}, {"signedness", i32Attr(tile::kSigned)}});
+  y = make1("select", {zero, constInt(1, y->type), y}, y->type);
+  Value *r = make1(name, {x, y}, t, {{"signedness", i32Attr(signedness)}});
+  const bool quotient = std::string(name) == "divi";
+  bind(o, make1("select", {zero, quotient ? constInt(-1, t) : x, r}, t));
 }
 
 const std::unordered_map<std::string, Converter::Handler> &Converter::handlers() {
