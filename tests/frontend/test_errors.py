@@ -387,3 +387,24 @@ def test_compile_errors_are_interpreter_errors_too():
         _small_descriptor_block[(1,)](x)
     assert isinstance(e.value, triton.CompilationError) and isinstance(e.value, triton.TritonError)
     assert "Descriptor block shape must have at least 16 bytes" in str(e.value.__cause__)
+
+
+@triton.jit
+def int_mask_load(X, Y):
+    offs = tl.arange(0, 8)
+    tl.store(Y + offs, tl.load(X + offs, mask=offs, other=-1.0))
+
+
+@triton.jit
+def int_mask_store(X, Y):
+    offs = tl.arange(0, 8)
+    tl.store(Y + offs, tl.load(X + offs), mask=offs)
+
+
+@pytest.mark.parametrize("fn, needle", [(int_mask_load, "tl.load"), (int_mask_store, "mask=")])
+def test_a_mask_must_be_boolean(fn, needle):
+    """An int32 mask is refused on loads as on stores (stock Triton's tt.load takes only i1);
+    the load took it as `!= 0` before."""
+    text = str(compile_error(fn, {"X": "*fp32", "Y": "*fp32"}))
+    assert "Mask must have boolean scalar type" in text
+    assert f"{THIS_FILE}:{line_of(fn, needle)}:" in text

@@ -616,6 +616,9 @@ def test_host_descriptor_fields_and_strings(rng):
     (lambda x: TensorDescriptor(x, [64, 34], [34, 1], [16, 16]), "multiple of 16 bytes"),
     (lambda x: TensorDescriptor(x, [64, 32], [64, 2], [16, 16]), "last stride must be 1"),
     (lambda x: TensorDescriptor(x, [64, 0], [64, 1], [16, 16]), "> 0"),
+    # strides wrapped in the int64 argument: 2^64 + 16 ran as 16
+    (lambda x: TensorDescriptor(x, [4, 16], [2**64 + 16, 1], [4, 16]), r"\[0, 2\^40\)"),
+    (lambda x: TensorDescriptor(x, [4, 16], [-16, 1], [4, 16]), r"\[0, 2\^40\)"),
     (lambda x: TensorDescriptor.from_tensor(x, [16, 16], padding="inf"), "'zero' or 'nan'"),
     (lambda x: TensorDescriptor.from_tensor(x.view(np.int32), [16, 16], padding="nan"),
      "floating-point"),

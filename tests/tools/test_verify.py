@@ -192,6 +192,23 @@ def test_kernel_selection_errors(kfile, capsys):
     assert "--grid: required" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("source, message", [
+    ("def f(:\n    pass\n", "importing it failed: SyntaxError"),
+    ("import no_such_module_here\n", "importing it failed: ModuleNotFoundError"),
+    ("x = 1\n", "no @jit kernels found"),
+])
+def test_a_kernel_file_that_is_no_kernel_file(tmp_path, capsys, source, message):
+    """A usage error naming the file (exit status 2), as classify gives; verify printed a
+    traceback for the first two and 'has several kernels ()' for the last."""
+    path = tmp_path / "not_kernels.py"
+    path.write_text(source)
+    with pytest.raises(SystemExit) as e:
+        verify.main(["--kernel", str(path), *ADD])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert f"--kernel: {path}: {message}" in err and "Traceback" not in err
+
+
 def test_module_entry_point_exit_status(kfile):
     env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
     run = [sys.executable, "-m", "triton_tile.tools.verify"]

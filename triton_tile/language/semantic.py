@@ -977,8 +977,10 @@ class Semantic:
             if other is not None and other.type.is_block():
                 raise ValueError("Other argument cannot be block type if pointer argument is "
                                  "not a block")
-        if mask is not None and mask.dtype != tl.int1:
-            mask = self.cast(mask, tl.int1)
+        # Stock Triton's tt.load takes only an i1 mask (its verifier rejects others), as store
+        # does; a cast here would run an int or float mask as `!= 0` where Triton refuses it.
+        if mask is not None and not mask.type.scalar.is_bool():
+            raise ValueError("Mask must have boolean scalar type")
         if ptr.type.is_block():
             if mask is not None:
                 ptr, mask = self.broadcast_impl_value(ptr, mask)

@@ -74,9 +74,15 @@ class Kernel(NamedTuple):
     key: list  # the @autotune key ([] when not autotuned)
 
 
+class FileImportError(LookupError):
+    """A kernel file that did not import (a syntax error, a failing import): the tools print
+    it as a usage error, not a traceback."""
+
+
 def load_file(path: str):
     """Import a Python file as a fresh module (its own directory first on sys.path, so sibling
-    imports work). Its `if __name__ == "__main__":` block does not run."""
+    imports work). Its `if __name__ == "__main__":` block does not run. A file that fails to
+    import raises FileImportError naming it and the error."""
     path = os.path.abspath(path)
     if not os.path.isfile(path):
         raise FileNotFoundError(f"{path}: no such file")
@@ -89,7 +95,10 @@ def load_file(path: str):
     sys.modules[name] = module
     try:
         spec.loader.exec_module(module)
-    except BaseException:
+    except Exception as e:
+        del sys.modules[name]
+        raise FileImportError(f"{path}: importing it failed: {type(e).__name__}: {e}") from e
+    except BaseException:  # KeyboardInterrupt, SystemExit: not the file's error to report
         del sys.modules[name]
         raise
     finally:
@@ -926,8 +935,6 @@ def main(argv=None) -> int:
         kernels = find_kernels(module, args.kernel)
     except (FileNotFoundError, LookupError, ValueError, ImportError) as e:
         ap.error(str(e))
-    except Exception as e:
-        ap.error(f"{args.file}: importing it failed: {type(e).__name__}: {e}")
     if not kernels:
         ap.error(f"{args.file}: no @jit kernels found")
     try:

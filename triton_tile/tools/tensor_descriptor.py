@@ -189,6 +189,11 @@ class TensorDescriptor:
             raise ValueError(f"TensorDescriptor: the last stride must be 1 (contiguous last "
                              f"dimension), got strides {self.strides}")
         for i, s in enumerate(self.strides[:-1]):
+            # A TMA map's strides are unsigned bytes below 2^40 (cuTensorMapEncodeTiled); a
+            # larger one wrapped silently in the int64 argument (2^64 became 0).
+            if not 0 <= s * size < 1 << 40:
+                raise ValueError(f"TensorDescriptor: stride {i} is {s} elements * {size} bytes, "
+                                 f"outside [0, 2^40) bytes (strides {self.strides})")
             if (s * size) % 16 != 0:
                 raise ValueError(f"TensorDescriptor: every stride but the last must be a "
                                  f"multiple of 16 bytes; stride {i} is {s} elements * {size} "

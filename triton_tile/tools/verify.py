@@ -138,6 +138,8 @@ class Setup:
             kernels = classify.find_kernels(self.module, name or None)
         except (FileNotFoundError, LookupError) as e:
             raise UsageError(f"--kernel: {e}") from None
+        if not kernels:
+            raise UsageError(f"--kernel: {path}: no @jit kernels found")
         if len(kernels) != 1:
             raise UsageError(f"--kernel: {path} has several kernels "
                              f"({', '.join(k.name for k in kernels)}): name one as "
