@@ -242,11 +242,15 @@ def test_gather(dtype, idx_dtype, path, rng):
     assert_bits_equal(z[m * k:], np.take_along_axis(src, i0, 0).ravel())
 
 
-@pytest.mark.cpu_only("a GPU checks gather indices only with debug, stock Triton never")
+@pytest.mark.cpu_only("undefined in Triton: stock Triton on a GPU does not check it")
 @pytest.mark.parametrize("bad", [16, -1, 2**40])
 def test_gather_index_out_of_range_raises(bad, path, rng):
-    """An index outside the axis (undefined in Triton) raises on both CPU paths, naming the
-    gather's source line; the Tile path selected nothing and read 0 before."""
+    """An index outside the axis (undefined in Triton) raises on the PTX path, naming the
+    gather's source line. The Tile path's one-hot selection reads 0 there: an assert in its
+    Tile IR made tileiras 13.4 crash (SIGILL) on this test's kernel of two gathers (f16, i64
+    indices), which CI assembles, so it has none."""
+    if path == "tile":
+        pytest.skip("the Tile path does not check gather indices (see the docstring)")
     m, n, k = 8, 16, 4
     src = numpy_random((m, n), "float32", rng)
     i1 = rng.integers(0, n, size=(m, k)).astype(np.int64)

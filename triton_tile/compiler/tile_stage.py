@@ -82,9 +82,6 @@ def tile_options(options, alias_classes=(), arch=None, ttir_text: str = ""):
     o.guard_views = knobs.view_guards
     o.version_loops = knobs.version_loops
     o.alias_classes = [list(c) for c in alias_classes]
-    # The CPU executor raises on a gather index outside its axis, as the TTIR executor does; a
-    # GPU pays for the check only with debug, as for Triton's device asserts.
-    o.check_gather_indices = not arch or bool(getattr(options, "debug", False))
     # GPU targets contract a * b + c into one fma, as stock Triton's LLVM does
     # (enable_fp_fusion, TRITON_DEFAULT_FP_FUSION): their results then match stock Triton's
     # bit for bit. The CPU executors round each op, as the TTIR executor does.

@@ -68,10 +68,6 @@ struct TileOptions {
   // an empty other version, and the conversion returns the guard (launch_guard.h); the caller
   // also converts without it for launches where the guard fails.
   bool launchGuards = false;
-  // tt.gather checks its indices (an assert: Triton leaves an index outside the axis undefined,
-  // and the one-hot selection reads 0 for it). On for the CPU executor, whose TTIR twin raises
-  // on it too; on a GPU only with `debug`, as Triton's device asserts.
-  bool checkGatherIndices = false;
   // Pointer arguments known at launch to alias (same address); each inner vector is one class
   // of argument indices. Accesses through one class are ordered as one buffer.
   std::vector<std::vector<int>> aliasClasses;

@@ -626,19 +626,6 @@ void Converter::gather(const Operation &o) {
   Type ct = idx->type.element().intWidth() > 32 ? i64() : i32();
   if (idx->type.element() != ct)
     idx = make1("exti", {idx}, idx->type.withElement(ct), {{"signedness", i32Attr(tile::kSigned)}});
-  // An index outside [0, n) selects no element and reads 0 (Triton leaves it undefined): the
-  // assert raises instead where the options ask (TileOptions::checkGatherIndices).
-  if (opts_.checkGatherIndices) {
-    Type flags = idx->type.withElement(Type::integer(1));
-    auto compare = [&](int64_t bound, int64_t pred) {
-      return make1(
-          "cmpi", {idx, constInt(bound, idx->type)}, flags,
-          {{"comparison_predicate", i32Attr(pred)}, {"signedness", i32Attr(tile::kSigned)}});
-    };
-    make("assert", {make1("andi", {compare(0, tile::kGe), compare(n, tile::kLt)}, flags)}, {},
-         {{"message",
-           Attribute::string("tt.gather: an index is outside [0, " + std::to_string(n) + ")")}});
-  }
   std::vector<int64_t> idxUnit = is, posUnit(rank, 1);
   idxUnit.push_back(1);
   posUnit.push_back(n);
