@@ -257,6 +257,6 @@ def test_gather_index_out_of_range_raises(bad, path, rng):
     i1[3, 2] = bad
     i0 = rng.integers(0, m, size=(k, n)).astype(np.int64)
     z = poisoned(m * k + k * n, "float32")
-    with pytest.raises((RuntimeError, AssertionError), match=r"outside \[0, 16\)") as e:
+    with pytest.raises(RuntimeError, match=r"outside \[0, 16\)") as e:
         _gather_kernel[(1,)](src, i0, i1, z, M=m, N=n, K=k)
     assert "test_standard.py" in str(e.value)

@@ -452,7 +452,7 @@ def _gemm_block_hook(nargs: Dict[str, Any]) -> None:
     would launch it; another descriptor keeps its block shape."""
     from . import tensor_descriptor as td
 
-    blocks = {_block_dim(k): v for k, v in nargs.items() if type(v) is int and _is_block_name(k)}
+    blocks = _block_dims(nargs)
     dims = {"a": "MK", "b": "KN", "c": "MN", "d": "MN", "o": "MN"}
     for name, desc in nargs.items():
         want = dims.get(name[:1].lower())
@@ -695,6 +695,11 @@ def _block_dim(name: str) -> str:
     return name.upper().rstrip("_0123456789")[-1:]
 
 
+def _block_dims(values: Dict[str, Any]) -> Dict[str, int]:
+    """The int block sizes among `values` by the dimension they name ({"M": 128, "N": 256})."""
+    return {_block_dim(k): v for k, v in values.items() if type(v) is int and _is_block_name(k)}
+
+
 def _block_params(kernel: Kernel) -> List[str]:
     return [p.name for p in kernel.jit.params if p.is_constexpr and _is_block_name(p.name)]
 
@@ -726,29 +731,28 @@ def _dot_metas(kernel: Kernel, constexprs: Dict[str, Any]) -> List[Dict[str, Any
     return metas
 
 
-def _dot_stages(meta: Dict[str, Any], dots: int = 1) -> Tuple[int, ...]:
-    """num_stages to try: 3 and 4 (4 won the 128x256 tile, H100, 2026-11-26: 635 TFLOP/s against
-    559 at 3; 1024^3's 128x64x64 at occupancy 1, 220.8 TFLOP/s, 2026-11-26 22:30; and the
-    persistent TMA matmul's 128x128x64, 612.7 TFLOP/s, tileiras 13.4, 2026-11-27), 5 too for an
-    accumulator of 128x256 or more, at occupancy 1 (the descriptor matmul's winner with tileiras
-    13.4, 622.4 TFLOP/s, and the persistent one's with 13.5, 654.3, H100, 2026-11-27; two CTAs
-    of five stages do not fit an SM's shared memory); and 2 for a kernel of
-    several dots (attention: the forward's 128x128 won at 2 stages in three runs, 526.7-550.4
-    TFLOP/s, and the two-pass backward's 64/128/128/64 in two, H100, 2026-11-26)."""
-    dims = {_block_dim(k): v for k, v in meta.items() if type(v) is int and _is_block_name(k)}
+def _dot_knobs(meta: Dict[str, Any], dots: int, occupancies) -> List[Tuple[int, int, int]]:
+    """(num_stages, occupancy, num_warps) to try for one block shape, stages outermost.
+
+    Stages: 3 and 4 (4 won the 128x256 tile, H100, 2026-11-26: 635 TFLOP/s against 559 at 3;
+    1024^3's 128x64x64 at occupancy 1, 220.8 TFLOP/s, 2026-11-26 22:30; and the persistent TMA
+    matmul's 128x128x64, 612.7 TFLOP/s, tileiras 13.4, 2026-11-27), 5 too for an accumulator of
+    128x256 or more, at occupancy 1 only (the descriptor matmul's winner with tileiras 13.4,
+    622.4 TFLOP/s, and the persistent one's with 13.5, 654.3, H100, 2026-11-27; two CTAs of five
+    stages do not fit an SM's shared memory); and 2 for a kernel of several dots (attention: the
+    forward's 128x128 won at 2 stages in three runs, 526.7-550.4 TFLOP/s, and the two-pass
+    backward's 64/128/128/64 in two, H100, 2026-11-26).
+
+    Warps: 8 (a 128x256 accumulator spills at fewer worker warps: 44 against 635 TFLOP/s, H100),
+    and 4 too for a 128x128 accumulator at occupancy 1 (the persistent TMA matmul's winner with
+    tileiras 13.4, 612.7 TFLOP/s, H100, 2026-11-27; at occupancy 2 four worker warps cost a
+    persistent matmul 143 against 587 TFLOP/s)."""
+    dims = _block_dims(meta)
     area = dims.get("M", 0) * dims.get("N", 0)
-    stages = (3, 4, 5) if area >= 128 * 256 else (3, 4)
-    return ((2,) if dots > 1 else ()) + stages
-
-
-def _dot_warps(meta: Dict[str, Any], occupancy: int) -> Tuple[int, ...]:
-    """num_warps to try: 8 (a 128x256 accumulator spills at fewer worker warps: 44 against 635
-    TFLOP/s, H100), and 4 for a 128x128 accumulator at occupancy 1 (the persistent TMA matmul's
-    winner with tileiras 13.4, 612.7 TFLOP/s, H100, 2026-11-27; at occupancy 2 four worker warps
-    cost a persistent matmul 143 against 587 TFLOP/s)."""
-    dims = {_block_dim(k): v for k, v in meta.items() if type(v) is int and _is_block_name(k)}
+    stages = ((2,) if dots > 1 else ()) + ((3, 4, 5) if area >= 128 * 256 else (3, 4))
     square = dims.get("M") == 128 and dims.get("N") == 128
-    return (8, 4) if square and occupancy == 1 else (8,)
+    return [(st, o, w) for st in stages for o in occupancies if st < 5 or o == 1
+            for w in ((8, 4) if square and o == 1 else (8,))]
 
 
 def _config(meta, **options) -> str:
@@ -811,8 +815,7 @@ def autotune_source(kernel: Kernel, kind: str, facts: Dict[str, Any],
                   for m, why in left]
         lines += ["    configs = ["]
         lines += [_config(m, num_stages=st, num_warps=w, occupancy=o, pre_hook="pre_hook")
-                  for m in metas for st in _dot_stages(m, dots) for o in occ
-                  if st < 5 or o == 1 for w in _dot_warps(m, o)]
+                  for m in metas for st, o, w in _dot_knobs(m, dots, occ)]
         lines += ["    ]", "    if _is_blackwell():  # 2CTA mode: sm_100+ only",
                   "        configs += ["]
         lines += ["    " + _config(m, num_stages=3, num_warps=8, occupancy=1, num_ctas=2,
