@@ -43,6 +43,7 @@ void bindTile(py::module_ &m) {
       .def_readwrite("arch", &TileOptions::arch)
       .def_readwrite("raise_views", &TileOptions::raiseViews)
       .def_readwrite("index_views", &TileOptions::indexViews)
+      .def_readwrite("anchored_views", &TileOptions::anchoredViews)
       .def_readwrite("loop_vector_views", &TileOptions::loopVectorViews)
       .def_readwrite("allow_tma", &TileOptions::allowTma)
       .def_readwrite("kernel_tma_maps", &TileOptions::kernelTmaMaps)
@@ -62,6 +63,7 @@ void bindTile(py::module_ &m) {
       .def("take_module", [](TileConversion &c) { return std::move(c.module); })
       .def("take_guard", [](TileConversion &c) { return std::move(c.guard); })
       .def_readonly("guard_args", &TileConversion::guardArgs)
+      .def_readonly("anchored_views", &TileConversion::anchoredViews)
       .def_property_readonly("unsupported",
                              [](const TileConversion &c) {
                                py::list l;

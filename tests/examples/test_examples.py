@@ -124,11 +124,15 @@ def test_grouped_gemm(even, num_programs, blocks, rng):
 
 
 @pytest.mark.cpu_only("the pointer tables hold host addresses")
+@pytest.mark.parametrize("anchored", ["desc", "off"])
 @pytest.mark.parametrize("num_programs, blocks", [
     (5, {}), (1, {}), (64, {}), (3, dict(block_m=16, block_n=32, block_k=16))])
-def test_grouped_gemm_through_descriptors(num_programs, blocks, rng):
+def test_grouped_gemm_through_descriptors(num_programs, blocks, anchored, rng, monkeypatch):
     """The descriptor kernel (tensor descriptors made in the kernel, once per problem) over
-    partial tiles in every dimension; outputs start as NaN."""
+    partial tiles in every dimension; outputs start as NaN. On the Tile path its loops index
+    views made per problem, or (off: what a GPU compile falls back to where tileiras rejects
+    those) a view per access."""
+    monkeypatch.setenv("TRITON_TILE_ANCHORED_VIEWS", anchored)
     mod = load("grouped_gemm")
     seed = int(rng.integers(1 << 31))
     _assert_ok(mod.check(mod.DESC_PROBLEMS, num_programs=num_programs, seed=seed, desc=True,

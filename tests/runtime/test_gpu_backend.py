@@ -912,3 +912,82 @@ def test_a_general_kernel_tileiras_fails_on_sends_its_launches_to_the_ptx_path(
     _row_block_kernel[(4,)](x, y, 100, ROWS=32)
     with pytest.raises(triton.TileFallbackError, match=r"its general kernel"):
         _row_block_kernel[(5,)](x, y, 100, ROWS=32)
+
+
+@triton.jit
+def per_problem_kernel(PTRS, SIZES, OUT, G, BLOCK: tl.constexpr):
+    """Each problem's first block row summed through a descriptor made once per problem from
+    an address read from a table: the grouped GEMM's form, whose loop's accesses index one
+    view made per problem (TRITON_TILE_ANCHORED_VIEWS)."""
+    acc = tl.zeros((BLOCK, BLOCK), tl.float32)
+    for g in range(G):
+        n = tl.load(SIZES + g)
+        x = tl.load(PTRS + g).to(tl.pointer_type(tl.float32))
+        desc = tl.make_tensor_descriptor(x, shape=[n, n], strides=[n, 1],
+                                         block_shape=[BLOCK, BLOCK])
+        for k in range(0, tl.cdiv(n, BLOCK)):
+            acc += desc.load([0, k * BLOCK])
+    r = tl.arange(0, BLOCK)
+    tl.store(OUT + r[:, None] * BLOCK + r[None, :], acc)
+
+
+def test_tileiras_rejecting_anchored_views_gets_a_view_per_access(monkeypatch, cache_dir,
+                                                                  gpu_machine):
+    """Where tileiras rejects a kernel whose views are made where their descriptors are (13.4
+    exits 5 on the grouped GEMM's at a 128x256 tile), the kernel is converted again with a view
+    per access and stays on the Tile path; its metadata says why. A kernel without such views
+    still falls back (test_a_kernel_tileiras_does_not_assemble_falls_back_loudly)."""
+    monkeypatch.setenv("ENABLE_TILE", "1")
+    monkeypatch.setattr(tile_gpu, "installed_tileiras_version", lambda: "stand-in")
+    seen = []
+
+    def rejects_anchored(bytecode, arch):
+        seen.append(bytecode)
+        if len(seen) == 1:
+            raise tileiras.TileirasError("tileiras failed (exit 5) compiling the kernel for "
+                                         f"{arch}:\nerror: failed to compile Tile IR program",
+                                         returncode=5)
+        return b"\x7fELF stand-in"
+
+    monkeypatch.setattr(tileiras, "compile", rejects_anchored)
+    args = (FakeCudaArray(4, "<i8", 1 << 20), FakeCudaArray(4, "<i4", 2 << 20),
+            FakeCudaArray(32 * 32, "<f4", 3 << 20), 4)
+    per_problem_kernel.cache.clear()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", TileFallbackWarning)
+        k = per_problem_kernel.warmup(*args, BLOCK=32, grid=(1,))
+    assert k.metadata.path == "tile" and k.asm["cubin"] == b"\x7fELF stand-in"
+    assert k.metadata.anchored_views.startswith("off: tileiras rejected them (tileiras failed")
+    assert len(seen) == 2 and seen[0] != seen[1]
+    details = [detail for op, _, _, detail in k.metadata.tile_accesses if "descriptor_load" in op]
+    assert details and not any("made where its tensor is made" in d for d in details)
+    # accepted at once: the views stay where the descriptor is made
+    monkeypatch.setattr(tileiras, "compile", lambda bytecode, arch: b"\x7fELF stand-in")
+    per_problem_kernel.cache.clear()
+    k = per_problem_kernel.warmup(*args, BLOCK=16, grid=(1,))
+    assert k.metadata.anchored_views is None
+    details = [detail for op, _, _, detail in k.metadata.tile_accesses if "descriptor_load" in op]
+    assert details and all("made where its tensor is made" in d for d in details)
+
+
+@requires_tileiras
+def test_the_grouped_gemms_large_descriptor_tile_stays_on_the_tile_path(monkeypatch,
+                                                                        cache_dir):
+    """The real tileiras on the grouped GEMM's descriptor kernel at 128x256x64 (8 warps, 3
+    stages), ahead of time for sm_90: 13.4 rejects its per-problem views (exit 5), the kernel
+    is built with a view per access instead, not handed to the PTX path."""
+    import importlib.util
+    import os
+
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "grouped_gemm.py")
+    spec = importlib.util.spec_from_file_location("tt_example_grouped_gemm_aot", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    monkeypatch.setenv("TRITON_TILE_TARGET", "sm_90")
+    a = [np.zeros((s, s), np.float16) for s in (256, 512)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", TileFallbackWarning)
+        k = mod.grouped_matmul_desc_kernel.warmup(
+            *mod.group_tables(a, a, a), 2, NUM_PROGRAMS=132, BLOCK_M=128, BLOCK_N=256,
+            BLOCK_K=64, num_warps=8, num_stages=3, occupancy=1, grid=(132,), enable_tile=True)
+    assert k.metadata.path == "tile" and k.asm["cubin"]

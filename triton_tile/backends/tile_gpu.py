@@ -205,6 +205,8 @@ class GPUTile(driver.Backend):
         version, store, key = d["version"], d["store"], state.key
         md = cc.make_metadata(name, key, "tile", None, state.options, d["accesses"])
         md["target"] = state.target
+        if "anchored_views" in d:
+            md["anchored_views"] = d["anchored_views"]
         md.update(tileiras=tileiras.short_version(version),
                   bytecode_version=cpu.core().bytecode_version(d["tile"].module))
         files = dict(asm, **{disk.LOCATED_TTIR: state.module.str(True)})
@@ -221,9 +223,9 @@ class GPUTile(driver.Backend):
         return kernel
 
 
-def _convert(state) -> None:
+def _convert(state, anchored_views=None) -> None:
     tile = tile_stage.convert(state.module, state.name, state.options, arch=state.target,
-                              launch_guards=True)
+                              launch_guards=True, anchored_views=anchored_views)
     state.data.update(tile=tile, accesses=tile.accesses)
 
 
@@ -261,11 +263,33 @@ def _assemble(state) -> None:
     should take, docs/gpu_chain.md), the Tile path cannot run the kernel: a Fallback, whose
     message keeps tileiras's error, the kept input and the command that reproduces it."""
     try:
-        _assemble_cubins(state)
+        try:
+            _assemble_cubins(state)
+        except tileiras.TileirasError as e:
+            if not state.data["tile"].anchored_views:
+                raise
+            _without_anchored_views(state, e)
     except tileiras.TileirasError as e:
         for name in ("cubin", "cubin_general", "guard"):  # none of them runs now
             state.asm.pop(name, None)
         raise driver.Fallback(f"tileiras did not assemble it: {e}") from None
+
+
+def _without_anchored_views(state, error) -> None:
+    """The kernel again with a view per access where it had views made where their tensors
+    are made (TRITON_TILE_ANCHORED_VIEWS): tileiras 13.4 exits 5 on a grouped GEMM's
+    descriptors so at a 128x256 tile (its K loop's two versions; one version, or a 128x128
+    tile, assembles), and takes the per-access form. The metadata keeps why."""
+    for name in ("tileir", "tilebc", "cubin", "cubin_general", "guard", "tileir_general",
+                 "tilebc_general"):
+        state.asm.pop(name, None)
+    state.data.pop("general", None)
+    tile_stage.unrecord(state.data["tile"])
+    _convert(state, anchored_views="off")
+    _encode(state)
+    _assemble_cubins(state)
+    first = str(error).splitlines()[0] if str(error) else type(error).__name__
+    state.data["anchored_views"] = f"off: tileiras rejected them ({first})"
 
 
 def _assemble_cubins(state) -> None:

@@ -43,7 +43,10 @@ KernelMetadata = collections.namedtuple("KernelMetadata", [
     # the compile's seconds went ({"frontend", "tileir", "tilebc", "cubin", "load"} or
     # {"cache"}); None elsewhere.
     "tileiras", "bytecode_version", "compile_times",
-], defaults=(None, None, None))
+    # GPU Tile path, where tileiras rejected views made where their tensors are made
+    # (TRITON_TILE_ANCHORED_VIEWS) and the kernel was built with a view per access: why
+    "anchored_views",
+], defaults=(None, None, None, None))
 
 
 class CompiledKernel:

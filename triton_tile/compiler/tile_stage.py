@@ -33,6 +33,9 @@ class TileResult(NamedTuple):
     guard: Optional[str] = None
     guard_args: Tuple[int, ...] = ()
     general: Optional["TileResult"] = None
+    # views made where their tensor is made (TRITON_TILE_ANCHORED_VIEWS), in this kernel or
+    # its general one: a GPU compile converts again without them if tileiras rejects it
+    anchored_views: int = 0
 
 
 # Without an occupancy hint Tile IR runs one CTA per SM. Measured on an H200 (see
@@ -57,7 +60,8 @@ def worker_warps(options) -> int:
     return 0 if knobs.worker_warps == "off" else (8 if options.num_warps >= 8 else 4)
 
 
-def tile_options(options, alias_classes=(), arch=None, ttir_text: str = ""):
+def tile_options(options, alias_classes=(), arch=None, ttir_text: str = "",
+                 anchored_views: Optional[str] = None):
     """The conversion's options from the launch options and the environment knobs; `arch` is
     the GPU compiled for (a GPU launch's device), else TRITON_TILE_TARGET or sm_90."""
     o = cpu.core().TileOptions()
@@ -73,6 +77,7 @@ def tile_options(options, alias_classes=(), arch=None, ttir_text: str = ""):
     o.raise_views = knobs.raise_views != "off"
     o.loop_vector_views = knobs.raise_views == "all"
     o.index_views = knobs.index_views
+    o.anchored_views = {"off": 0, "desc": 1, "all": 2}[anchored_views or knobs.anchored_views]
     o.allow_tma = knobs.allow_tma
     o.kernel_tma_maps = knobs.tma_kernel_maps
     o.view_reductions = knobs.view_reductions
@@ -91,15 +96,16 @@ def tile_options(options, alias_classes=(), arch=None, ttir_text: str = ""):
 
 
 def convert(ttir, name: str, options, alias_classes=(), arch=None,
-            launch_guards: bool = False) -> TileResult:
+            launch_guards: bool = False, anchored_views: Optional[str] = None) -> TileResult:
     """Converts a copy of the (already inlined and cleaned) TTIR module. `launch_guards`
     (GPU targets): loops whose conditions the host can decide get an empty other version, and
-    the result carries the guard and the general kernel."""
+    the result carries the guard and the general kernel. `anchored_views`: overrides
+    TRITON_TILE_ANCHORED_VIEWS."""
     core = cpu.core()
     alias_classes = alias_classes or getattr(options, "alias_classes", ())
     module = ttir.clone()
     core.run_passes(module, TILE_PASSES)
-    o = tile_options(options, alias_classes, arch, str(module))
+    o = tile_options(options, alias_classes, arch, str(module), anchored_views)
     o.launch_guards = launch_guards and knobs.launch_guards
     r = core.convert_to_tile(module, name, o)
     if r.unsupported:
@@ -110,12 +116,14 @@ def convert(ttir, name: str, options, alias_classes=(), arch=None,
     bytecode = encode(tile)
     if _recorded is not None:
         _recorded.append((name, bytecode))
-    result = TileResult(tile, core.print_tile(tile), bytecode, None, list(r.accesses))
+    result = TileResult(tile, core.print_tile(tile), bytecode, None, list(r.accesses),
+                        anchored_views=r.anchored_views)
     guard = r.take_guard()
     if guard is None:
         return result
-    general = convert(ttir, name, options, alias_classes, arch)
-    return result._replace(guard=str(guard), guard_args=tuple(r.guard_args), general=general)
+    general = convert(ttir, name, options, alias_classes, arch, anchored_views=anchored_views)
+    return result._replace(guard=str(guard), guard_args=tuple(r.guard_args), general=general,
+                           anchored_views=r.anchored_views + general.anchored_views)
 
 
 def encode(tile) -> bytes:
@@ -133,6 +141,14 @@ def record_bytecode() -> list:
     global _recorded
     _recorded = []
     return _recorded
+
+
+def unrecord(result: TileResult) -> None:
+    """Drops a conversion tileiras rejected and the caller replaced (a GPU compile without
+    anchored views, backends/tile_gpu.py) from the record: what runs is the replacement."""
+    gone = {result.bytecode} | ({result.general.bytecode} if result.general else set())
+    if _recorded is not None:
+        _recorded[:] = [r for r in _recorded if r[1] not in gone]
 
 
 def describe_accesses(accesses) -> str:

@@ -207,6 +207,10 @@ void Converter::block(const Block &src, Term term) {
       // Views of the tile-index form are made here, before this top-level op.
       topBlock_ = b_.saveInsertionPoint().block;
       topAnchor_ = topBlock_->back();
+    } else if (o->numRegions() > 0) {
+      // Or before this op, when their tensor is defined in this block (IndexPlan::anchor).
+      Block *at = b_.saveInsertionPoint().block;
+      opAnchors_[o.get()] = {at, at->back()};
     }
     if (o->info()->has(kTerminator)) {
       terminator(*o, term);

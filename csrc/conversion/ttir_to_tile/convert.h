@@ -32,6 +32,14 @@ struct TileOptions {
   // Accesses in loops index one view made at the top level (index_views.h); off: a view per
   // access (TRITON_TILE_INDEX_VIEWS=0, for comparisons).
   bool indexViews = true;
+  // Tensors whose base, strides or shape are defined inside the kernel's control flow get
+  // their tile-index view where those are defined (index_views.h, IndexContext::anchorInner):
+  // 1 (default) for descriptors, 2 also for pointers, 0 never (a view per access);
+  // TRITON_TILE_ANCHORED_VIEWS. On an H100 (tileiras 13.4) the grouped GEMM's descriptors,
+  // made once per problem, ran 6.5x faster so (21.8 -> 142.0 TFLOP/s at 128x128x64); its
+  // pointer form, whose addresses it reads per tile, ran 3-7x slower (60.6 -> 8.6 at
+  // 128x128x32) and is left per access (benchmarks/anchored_probe.py, RESULTS.md 2026-11-27).
+  int anchoredViews = 1;
   // One-dimensional tiles inside loops become views too (off: gathers, measured faster there;
   // TRITON_TILE_RAISE_VIEWS=all).
   bool loopVectorViews = false;
@@ -97,6 +105,10 @@ struct TileConversion {
   // kernel the host runs over the grid first, and the kernel's argument indices it takes.
   std::unique_ptr<Module> guard;
   std::vector<int> guardArgs;
+  // Views made where their tensor is made, inside the kernel's control flow
+  // (TileOptions::anchoredViews): the caller converts again without them where tileiras
+  // rejects the kernel.
+  int anchoredViews = 0;
 };
 
 TileConversion convertTTIRToTile(const Module &ttir, const std::string &kernel,

@@ -1,8 +1,10 @@
 // convert-ttir-to-tile, the tile-index form (index_views.h): one view per tensor made at the
-// kernel's top level, accessed at coordinate / block.
+// kernel's top level (or where its tensor is defined, IndexPlan::anchor), accessed at
+// coordinate / block.
 
 #include <cmath>
 #include <cstdlib>
+#include <tuple>
 
 #include "conversion/ttir_to_tile/converter.h"
 #include "ir/op_registry.h"
@@ -48,14 +50,24 @@ Value *Converter::indexView(const IndexPlan &p, Type elem, Padding pad) {
   // share a descriptor's assumed base)
   std::string key = p.key + "|" + elem.str() + "|" + std::to_string(static_cast<int>(pad)) + "|" +
                     std::to_string(p.strideAlign) + "|" + std::to_string(p.baseAlign);
+  Block *block = topBlock_;
+  Operation *anchor = topAnchor_;
+  if (p.anchor) {
+    auto at = opAnchors_.find(p.anchor);
+    if (at == opAnchors_.end())
+      throw Unsupported{"internal: an anchored view outside its anchor's conversion"};
+    std::tie(block, anchor) = at->second;
+    // (a block converted twice, a versioned loop's body, gets a view per copy)
+    key += "@" + std::to_string(reinterpret_cast<uintptr_t>(block));
+  }
   auto it = indexViews_.find(key);
   if (it != indexViews_.end())
     return it->second;
   auto ip = b_.saveInsertionPoint();
-  if (topAnchor_)
-    b_.setInsertionPointAfter(topAnchor_);
+  if (anchor)
+    b_.setInsertionPointAfter(anchor);
   else
-    b_.restoreInsertionPoint({topBlock_, topBlock_->ops().begin()});
+    b_.restoreInsertionPoint({block, block->ops().begin()});
   std::vector<ViewDim> dims(p.tile.size());
   int64_t c;
   for (size_t d = 0; d < p.tile.size(); ++d) {
@@ -77,6 +89,8 @@ Value *Converter::indexView(const IndexPlan &p, Type elem, Padding pad) {
         make1("assume", {base}, base->type, {{"div_by", Attribute::integer(p.baseAlign, i64())}});
   Value *view = partitionView(base, dims, elem, p.tile, pad, p.strideAlign);
   b_.restoreInsertionPoint(ip);
+  if (p.anchor)
+    ++report_.anchoredViews;
   indexViews_[key] = view;
   return view;
 }
@@ -137,6 +151,8 @@ std::optional<IndexPlan> Converter::planIndex(const Operation &o, const Operatio
     std::vector<const Value *> extents;
     for (size_t d = 0; d < a.shape.size(); ++d)
       extents.push_back(a.checked[d] ? a.shape[d] : nullptr);
+    // (a descriptor's contract makes its base and strides 16-byte multiples, a.strideAlign)
+    index_.anchorInner = opts_.anchoredViews >= (a.strideAlign > 1 ? 1 : 2);
     auto plan =
         planIndexFromBox(a.base, a.offsets, extents, a.strides, a.block.shape(), loop, index_, why);
     if (plan && a.strideAlign > 1) {     // a descriptor: its base and outer strides are 16-byte
@@ -150,6 +166,7 @@ std::optional<IndexPlan> Converter::planIndex(const Operation &o, const Operatio
   std::optional<ViewPlan> view = planView(o, why);
   if (!view)
     return std::nullopt;
+  index_.anchorInner = opts_.anchoredViews >= 2;
   return planIndexFromView(*view, loop, index_, why);
 }
 
@@ -165,7 +182,10 @@ Value *Converter::indexedLoad(const Operation &o, const IndexPlan &p) {
     other = o.numOperands() > 2 ? o.operand(2) : nullptr;
     pad = paddingFor(other, t.element(), needsSelect);
   }
-  note(o, true, "tile-index view (made once), padding " + std::string(paddingName(pad)));
+  note(o, true,
+       std::string(p.anchor ? "tile-index view (made where its tensor is made)"
+                            : "tile-index view (made once)") +
+           ", padding " + paddingName(pad));
   auto viaIndex = [&]() -> std::vector<Value *> {
     std::vector<Value *> ops = {indexView(p, t.element(), pad)};
     for (Value *i : tileIndices(p))
@@ -190,7 +210,9 @@ Value *Converter::indexedLoad(const Operation &o, const IndexPlan &p) {
 }
 
 void Converter::indexedStore(const Operation &o, const IndexPlan &p) {
-  note(o, true, "tile-index view (made once)");
+  note(o, true,
+       p.anchor ? "tile-index view (made where its tensor is made)"
+                : "tile-index view (made once)");
   auto viaIndex = [&]() -> std::vector<Value *> {
     Value *val = get(o.operand(1));
     Type t = Type::tensor(p.tile, val->type.element());

@@ -566,6 +566,9 @@ private:
   std::unique_ptr<LaunchGuard> guard_;     // loops whose conditions the host decides
   Block *topBlock_ = nullptr;
   Operation *topAnchor_ = nullptr;
+  // Per TTIR op with regions below the top level, as its conversion began: the Tile IR block
+  // and the op before it (null: the block's start), where views anchored at it go.
+  std::unordered_map<const Operation *, std::pair<Block *, Operation *>> opAnchors_;
 };
 
 } // namespace tt::tile_conv

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdint>
 #include <functional>
 #include <unordered_map>
 
@@ -236,12 +237,11 @@ public:
   // Builds the conditions of `plan` and decides where they are checked; false when the plan
   // can never hold.
   bool finish(IndexPlan &plan, std::vector<IndexCond> conds, std::string &why) {
-    auto top = [&](const Poly &p) { return topLevel(p); };
-    if (!topLevel(leaf(plan.base)) || !std::all_of(plan.strides.begin(), plan.strides.end(), top) ||
-        !std::all_of(plan.extents.begin(), plan.extents.end(), top)) {
-      why = "the tensor's base, strides or extents vary inside the kernel";
+    std::vector<Poly> parts = {leaf(plan.base)};
+    parts.insert(parts.end(), plan.strides.begin(), plan.strides.end());
+    parts.insert(parts.end(), plan.extents.begin(), plan.extents.end());
+    if (!placeView(parts, plan.anchor, why))
       return false;
-    }
     for (size_t d = 0; d < plan.tile.size(); ++d) {
       const Poly &o = plan.coords[d];
       conds.push_back({polyConst(0), o, 0});
@@ -270,6 +270,8 @@ public:
         plan.conds.push_back(c);
     }
     std::string key = "v" + std::to_string(plan.base->id);
+    if (plan.anchor)
+      key += "@" + std::to_string(reinterpret_cast<uintptr_t>(plan.anchor));
     for (size_t d = 0; d < plan.tile.size(); ++d)
       key += "|" + std::to_string(plan.tile[d]) + ":" + polyKey(plan.strides[d]) + ":" +
              polyKey(plan.extents[d]);
@@ -283,18 +285,64 @@ private:
 
   const Value *iv() const { return loop_.region(0)->front()->arg(0); }
 
+  // Values the view may use where it is made: top-level ones, or with anchorInner any defined
+  // outside the loop.
+  bool available(const Poly &p) const {
+    return ctx_.anchorInner ? allLeaves(p, [&](const Value *v) { return invariant(v); })
+                            : topLevel(p);
+  }
+
+  static int depth(const Block *b) {
+    int d = 0;
+    for (const Operation *p = b ? b->parentOp() : nullptr; p;
+         p = p->parentBlock() ? p->parentBlock()->parentOp() : nullptr)
+      ++d;
+    return d;
+  }
+
+  // Where the view over `parts` (base, strides, extents) is made: null for the top level, else
+  // the loop's ancestor (the loop included) in the innermost block defining one of them.
+  bool placeView(const std::vector<Poly> &parts, const Operation *&anchor, std::string &why) {
+    anchor = nullptr;
+    if (std::all_of(parts.begin(), parts.end(), [&](const Poly &p) { return topLevel(p); }))
+      return true;
+    if (!ctx_.anchorInner) {
+      why = "the tensor's base, strides or extents vary inside the kernel";
+      return false;
+    }
+    const Block *inner = ctx_.top;
+    for (const Poly &p : parts)
+      if (!allLeaves(p, [&](const Value *v) {
+            if (!invariant(v))
+              return false;
+            if (depth(blockOf(v)) > depth(inner))
+              inner = blockOf(v);
+            return true;
+          })) {
+        why = "the tensor's base, strides or extents vary inside the loop";
+        return false;
+      }
+    for (const Operation *a = &loop_; a; a = a->parentOp())
+      if (a->parentBlock() == inner) {
+        anchor = a;
+        return true;
+      }
+    why = "no block around the loop defines the tensor's base, strides and extents";
+    return false;
+  }
+
 public:
   // An extent that every coordinate `o` the loop reaches stays below, less B: o + B when o is
   // a top-level value, a * (ub - 1) + r + B when o = a * iv + r (a > 0).
   bool reachExtent(const Poly &o, int64_t b, Poly &e) {
-    if (topLevel(o)) {
+    if (available(o)) {
       e = polyAdd(o, polyConst(b));
       return true;
     }
     int64_t a;
     Poly r;
     Poly ub = polys.of(loop_.operand(1));
-    if (!splitIv(o, a, r) || a <= 0 || !topLevel(r) || !topLevel(ub))
+    if (!splitIv(o, a, r) || a <= 0 || !available(r) || !available(ub))
       return false;
     e = polyAdd(polyAdd(polyScale(ub, a), r), polyConst(b - a));
     return true;

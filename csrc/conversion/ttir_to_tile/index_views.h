@@ -24,8 +24,12 @@
 // statically where the algebra allows, else checked at run time: once before the loop when
 // coord = a * iv + r with a constant and r, lb, ub, step invariant in the loop (the loop is
 // versioned: the other version uses the general form), else at the access itself.
-// Known limits: accesses whose innermost loop is a while loop, and offsets that do not split
-// by the strides (two constant strides, a stride that is a sum) keep the general form.
+// With IndexContext::anchorInner, base, strides and extents may also be defined inside the
+// kernel's control flow around the loop: the view is then made just before the access's
+// ancestor in the innermost block defining one of them (IndexPlan::anchor), once per run of
+// that block. Known limits: accesses whose innermost loop is a while loop, and offsets that do
+// not split by the strides (two constant strides, a stride that is a sum) keep the general
+// form.
 #pragma once
 
 #include <algorithm>
@@ -79,7 +83,11 @@ struct IndexPlan {
   bool hoisted = false;         // conds are invariant in the loop: check them before it
   int64_t strideAlign = 1;      // dynamic strides are multiples of this (descriptors)
   int64_t baseAlign = 1;        // the base is a multiple of this many bytes (descriptors: 16)
-  std::string key;              // equal keys share one view
+  // Where the view is made: the kernel's top level (null), or just before this op, the
+  // access's ancestor in the innermost block that defines a value of base, strides or extents
+  // (IndexContext::anchorInner).
+  const Operation *anchor = nullptr;
+  std::string key; // equal keys share one view
 };
 
 // The TTIR facts the analysis needs: the kernel's top-level block (values that may be used by
@@ -88,6 +96,11 @@ struct IndexPlan {
 struct IndexContext {
   const Block *top = nullptr;
   std::map<const Value *, int64_t> intDivisibility;
+  // Views whose base, strides or extents are defined inside the kernel's control flow (a
+  // descriptor made per problem of a grouped GEMM) are made where those values exist, once per
+  // run of the block that defines them; off: such accesses keep the general form, a view per
+  // access. Set per access by the caller (TileOptions::anchoredViews).
+  bool anchorInner = false;
 };
 
 // A dynamic stride that is not an i32 value (a descriptor's i64 stride, a product) reaches the
