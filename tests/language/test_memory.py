@@ -477,6 +477,28 @@ def test_hints_are_accepted(rng):
     assert_equal(z, x * 3)
 
 
+@triton.jit
+def _multiple_of_kernel(SIZES, X, Z, BLOCK: tl.constexpr):
+    n = tl.multiple_of(tl.load(SIZES + tl.program_id(0)), 16)
+    offs = tl.arange(0, BLOCK)
+    tl.store(Z + offs, tl.load(X + offs, mask=offs < n, other=0), mask=offs < n)
+
+
+@pytest.mark.cpu_only("the CPU executors check the promise; a GPU compile relies on it unchecked")
+def test_a_multiple_of_that_does_not_hold_stops_the_kernel(rng):
+    """tl.multiple_of on a scalar is a promise a GPU compile builds vector and TMA accesses on:
+    a value that breaks it stops the kernel with an AssertionError naming the line and the
+    value (before, both CPU paths ran it correctly, and a GPU could not); one that keeps it
+    runs."""
+    x = numpy_random(64, "int32", rng, low=-1000, high=1000)
+    z = poisoned(64, "int32")
+    _multiple_of_kernel[(1,)](np.array([32], np.int32), x, z, BLOCK=64)
+    assert_equal(z[:32], x[:32])
+    with pytest.raises(AssertionError, match=r"test_memory\.py:\d+:\d+: the kernel assumes this "
+                                             r"integer is a multiple of 16, but it is 33 "):
+        _multiple_of_kernel[(1,)](np.array([33], np.int32), x, z, BLOCK=64)
+
+
 # ---------------------------------------------------------------------------------------------
 # pointers loaded from memory (tutorial 08 style), torch tensors
 

@@ -70,6 +70,19 @@ def aligned(shape, dtype, rng, pitch_elems=None):
     return full[..., :last]
 
 
+def poisoned_aligned(shape, dtype, **kw):
+    """poisoned(), with rows 16-byte aligned as aligned() lays them out: what a descriptor made
+    in the kernel requires of its base and strides (the Tile path checks it)."""
+    item = np_dtype(dtype).itemsize
+    pitch = cdiv(shape[-1] * item, 16) * 16 // item
+    return poisoned(tuple(shape[:-1]) + (pitch,), dtype, **kw)[..., :shape[-1]]
+
+
+def elems(x, d=0):
+    """x's stride along dimension d, in elements."""
+    return x.strides[d] // x.itemsize
+
+
 def check(actual, expected, dtype):
     if is_float(dtype):
         assert_close(actual, expected, rtol=0)
@@ -103,30 +116,48 @@ OFFSETS_2D = [(0, 0), (3, 5), (16, 32), (13, 17), (30, 40), (36, 44), (-3, -5), 
     ("int64", "zero")))
 def test_load_2d(dtype, padding, rng):
     m, n, bm, bn = 37, 45, 8, 32
-    x = numpy_random((m, n), dtype, rng)
+    x = aligned((m, n), dtype, rng)
     offs = np.array(OFFSETS_2D, dtype=np.int32)
     out = poisoned((len(OFFSETS_2D), bm, bn), dtype,
                    poison=12345.0 if padding == "nan" else None)
-    _load_2d_kernel[(len(OFFSETS_2D),)](x, out, offs, m, n, n, BM=bm, BN=bn, PADDING=padding)
+    _load_2d_kernel[(len(OFFSETS_2D),)](x, out, offs, m, n, elems(x), BM=bm, BN=bn,
+                                        PADDING=padding)
     pad = 0.0 if padding == "zero" else np.nan
     for i, o in enumerate(OFFSETS_2D):
         check(out[i], padded_block(x, o, (bm, bn), pad), dtype)
 
 
+@pytest.mark.cpu_only("the CPU executors check the rule; a GPU relies on it unchecked")
+def test_a_descriptor_stride_off_16_bytes_stops_the_kernel(path, rng):
+    """A descriptor made in the kernel needs its base and strides 16-byte multiples (TMA's
+    rule, which the Tile IR states as an assume): rows 180 bytes apart stop the kernel on the
+    Tile path with an AssertionError naming the line."""
+    if path == "ptx":
+        pytest.skip("the TTIR executor lowers descriptors to pointer tiles; it checks no rule")
+    m, n = 8, 45
+    x = numpy_random((m, n), "float32", rng)
+    out = poisoned((1, 8, 32), "float32")
+    offs = np.zeros(2, np.int32)
+    with pytest.raises(AssertionError, match=r"test_tensor_descriptor\.py:\d+:\d+: the kernel "
+                                             r"assumes this integer is a multiple of 4, but it "
+                                             r"is 45 "):
+        _load_2d_kernel[(1,)](x, out, offs, m, n, n, BM=8, BN=32, PADDING="zero")
+
+
 @triton.jit
-def _load_functional_kernel(X, OUT, M, N, BM: tl.constexpr, BN: tl.constexpr):
+def _load_functional_kernel(X, OUT, M, N, S, BM: tl.constexpr, BN: tl.constexpr):
     pid = tl.program_id(0)
-    desc = tl.make_tensor_descriptor(X, [M, N], [N, 1], [BM, BN])
+    desc = tl.make_tensor_descriptor(X, [M, N], [S, 1], [BM, BN])
     x = tl.load_tensor_descriptor(desc, [pid * BM + 3, 2])
-    out = tl.make_tensor_descriptor(OUT, [M, N], [N, 1], [BM, BN])
+    out = tl.make_tensor_descriptor(OUT, [M, N], [S, 1], [BM, BN])
     tl.store_tensor_descriptor(out, [pid * BM + 3, 2], x)
 
 
 def test_functional_forms(rng):
     m, n = 29, 21
-    x = numpy_random((m, n), "float32", rng)
-    z = poisoned((m, n), "float32")
-    _load_functional_kernel[(cdiv(m, 8) + 1,)](x, z, m, n, BM=8, BN=32)
+    x = aligned((m, n), "float32", rng)
+    z = poisoned_aligned((m, n), "float32")
+    _load_functional_kernel[(cdiv(m, 8) + 1,)](x, z, m, n, elems(x), BM=8, BN=32)
     ref = np.full((m, n), np.nan)
     ref[3:, 2:] = x[3:, 2:]
     assert_close(z, ref, rtol=0)
@@ -150,25 +181,27 @@ def _store_2d_kernel(Z, SRC, OFFS, M, N, stride_m, BM: tl.constexpr, BN: tl.cons
                                                "int32"))
 def test_store_2d_window(dtype, rng):
     m, n, bm, bn = 23, 37, 8, 16
-    # the descriptor covers rows [2, 2+m) and columns [3, 3+n) of a (m+5, n+9) array
-    big = poisoned((m + 5, n + 9), dtype)
-    window = big[2:2 + m, 3:3 + n]
+    # the descriptor covers rows [2, 2+m) and the n columns from 16 bytes in of a bigger array
+    # (its rows 16-byte multiples, as a descriptor made in the kernel requires)
+    c0 = 16 // np_dtype(dtype).itemsize
+    big = poisoned_aligned((m + 5, c0 + n + 9), dtype)
+    window = big[2:2 + m, c0:c0 + n]
     offsets = [(o0, o1) for o0 in range(-5, m + 3, 7) for o1 in range(-11, n + 5, 13)]
     offs = np.array(offsets, dtype=np.int32)
     src = numpy_random((len(offsets), bm, bn), dtype, rng)
     # `window` is a numpy view: the kernel's base pointer is its first element and its row
     # stride that of `big`. One launch per block so that overlapping blocks land in order.
-    ref = poisoned(big.shape, dtype)
+    ref = big.copy()
     for i in range(len(offsets)):
-        _store_2d_kernel[(1,)](window, src[i:], offs[i:], m, n, big.shape[1], BM=bm, BN=bn)
-        store_block(ref[2:2 + m, 3:3 + n], offsets[i], src[i])
+        _store_2d_kernel[(1,)](window, src[i:], offs[i:], m, n, elems(big), BM=bm, BN=bn)
+        store_block(ref[2:2 + m, c0:c0 + n], offsets[i], src[i])
     assert_equal(big.view(np.uint8), ref.view(np.uint8))
 
 
 @triton.jit
-def _store_downcast_kernel(Z, M, N, BM: tl.constexpr, BN: tl.constexpr):
+def _store_downcast_kernel(Z, M, N, S, BM: tl.constexpr, BN: tl.constexpr):
     pid = tl.program_id(0)
-    desc = tl.make_tensor_descriptor(Z, [M, N], [N, 1], [BM, BN])
+    desc = tl.make_tensor_descriptor(Z, [M, N], [S, 1], [BM, BN])
     rows = pid * BM + tl.arange(0, BM)[:, None]
     cols = tl.arange(0, BN)[None, :]
     # fp32 into the descriptor's element; one multiply (no add a GPU would fuse into an fma,
@@ -180,8 +213,8 @@ def _store_downcast_kernel(Z, M, N, BM: tl.constexpr, BN: tl.constexpr):
 @pytest.mark.parametrize("dtype", param_dtypes("float16", "bfloat16", "int32", "float64"))
 def test_store_casts_to_element_type(dtype):
     m, n = 19, 30
-    z = poisoned((m, n), dtype)
-    _store_downcast_kernel[(cdiv(m, 8),)](z, m, n, BM=8, BN=32)
+    z = poisoned_aligned((m, n), dtype)
+    _store_downcast_kernel[(cdiv(m, 8),)](z, m, n, elems(z), BM=8, BN=32)
     v = (np.arange(m)[:, None] * n + np.arange(n)[None, :] - 54).astype(np.float32) * \
         np.float32(0.37)
     ref = v.astype(np_dtype(dtype))
@@ -224,14 +257,14 @@ ND_CASES = [
 @pytest.mark.stock_refuses("len() of a constexpr tuple")
 def test_nd_load_store(shape, block, offsets, dtype, padding, rng):
     r = len(shape)
-    x = numpy_random(shape, dtype, rng)
-    strides = tuple(s // x.itemsize for s in x.strides)
-    z = poisoned(shape, dtype)
+    x = aligned(shape, dtype, rng)
+    strides = tuple(elems(x, d) for d in range(r))
+    z = poisoned_aligned(shape, dtype)
     numel = int(np.prod(block))
     out = poisoned((len(offsets), numel), dtype, poison=12345.0 if padding == "nan" else None)
     offs = np.array(offsets, dtype=np.int32).reshape(len(offsets), r)
     # one launch per block so that overlapping stores land in a known order
-    ref_z = poisoned(shape, dtype)
+    ref_z = z.copy()
     pad = 0.0 if padding == "zero" else np.nan
     for i, o in enumerate(offsets):
         _nd_kernel[(1,)](x, z, out[i:], offs[i:], tuple(shape), strides, BLOCK=tuple(block),
@@ -248,8 +281,8 @@ def test_nd_load_store(shape, block, offsets, dtype, padding, rng):
 
 
 @triton.jit
-def _make_desc(X, M, N, BM: tl.constexpr, BN: tl.constexpr):
-    return tl.make_tensor_descriptor(X, [M, N], [N, 1], [BM, BN])
+def _make_desc(X, M, N, S, BM: tl.constexpr, BN: tl.constexpr):
+    return tl.make_tensor_descriptor(X, [M, N], [S, 1], [BM, BN])
 
 
 @triton.jit
@@ -258,19 +291,19 @@ def _copy_block(src, dst, om, on):
 
 
 @triton.jit
-def _desc_call_kernel(X, Z, M, N, BM: tl.constexpr, BN: tl.constexpr):
+def _desc_call_kernel(X, Z, M, N, S, BM: tl.constexpr, BN: tl.constexpr):
     pid = tl.program_id(0)
-    src = _make_desc(X, M, N, BM, BN)
-    dst = _make_desc(Z, M, N, BM, BN)
+    src = _make_desc(X, M, N, S, BM, BN)
+    dst = _make_desc(Z, M, N, S, BM, BN)
     for j in range(0, tl.cdiv(N, BN)):
         _copy_block(src, dst, pid * BM, j * BN)
 
 
 def test_descriptors_as_call_args_and_returns(rng):
     m, n = 27, 70
-    x = numpy_random((m, n), "float32", rng)
-    z = poisoned((m, n), "float32")
-    _desc_call_kernel[(cdiv(m, 8),)](x, z, m, n, BM=8, BN=32)
+    x = aligned((m, n), "float32", rng)
+    z = poisoned_aligned((m, n), "float32")
+    _desc_call_kernel[(cdiv(m, 8),)](x, z, m, n, elems(x), BM=8, BN=32)
     assert_close(z, (to_f64(x) * 2).astype(np.float32), rtol=0)
 
 

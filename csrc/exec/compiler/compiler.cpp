@@ -10,6 +10,7 @@
 #include <unordered_set>
 
 #include "exec/kernels/casts.h"
+#include "exec/kernels/shared_emit.h"
 #include "exec/tileir/tile_ops.h"
 #include "ir/printer.h"
 
@@ -741,8 +742,15 @@ void Compiler::emitOp(const Operation &op) {
     }
     return false;
   };
-  if (tileIR() ? tryAll(tileEmitters) : tryAll(ttirEmitters))
+  if (tileIR() ? tryAll(tileEmitters) : tryAll(ttirEmitters)) {
+    // tl.multiple_of on a scalar (its defining op's tt.divisibility), checked as the Tile
+    // path checks its assume (tile_shape.cpp)
+    const Attribute &div = op.attr("tt.divisibility");
+    if (!tileIR() && div && op.numResults() == 1 &&
+        (div.kind() == Attribute::Kind::Int || div.kind() == Attribute::Kind::Dense))
+      emitDivisibilityCheck(*this, op, op.result(0), div.getInt());
     return;
+  }
   if (op.is("tt.call"))
     fail(op, "calls must be inlined before the executor runs (run the `inline` pass)");
   fail(op, "the CPU executor does not support this op");

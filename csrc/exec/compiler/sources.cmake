@@ -11,7 +11,9 @@ tt_exec_room(compiler
   UP_SYMBOLS
     # kernels: the TTIR emitters emitElementwise, emitCast, emitMemory, emitShape, emitReduce,
     # emitDot, emitControlFlow, emitMisc (Compiler::emitOp's table); fillKernel
-    # (control_flow.cpp); isElementwiseOp, readsOperandsThroughRefs (elementwise.cpp).
+    # (control_flow.cpp); isElementwiseOp, readsOperandsThroughRefs (elementwise.cpp);
+    # emitDivisibilityCheck (misc_ops.cpp: a TTIR op's tt.divisibility, after its emitter).
+    tt_exec_kernels:_ZN2tt4exec21emitDivisibilityCheckERNS0_8CompilerERKNS_9OperationEPKNS_5ValueEl
     tt_exec_kernels:_ZN2tt4exec10emitMemoryERNS0_8CompilerERKNS_9OperationE
     tt_exec_kernels:_ZN2tt4exec10emitReduceERNS0_8CompilerERKNS_9OperationE
     tt_exec_kernels:_ZN2tt4exec10fillKernelEi

@@ -146,7 +146,44 @@ void assertK(const Inst &I, Frame &F) {
   }
 }
 
+struct DivisibilityAux : Aux {
+  int64_t div = 1;
+  DType type = DType::I64;
+};
+
+void divisibilityK(const Inst &I, Frame &F) {
+  const DivisibilityAux &a = *static_cast<const DivisibilityAux *>(I.aux);
+  const int64_t v = readIntSext(F.R + I.in[0].off, a.type);
+  if (v % a.div == 0)
+    return;
+  const bool ptr = a.type == DType::Ptr;
+  char hex[24];
+  std::snprintf(hex, sizeof hex, "0x%llx", static_cast<unsigned long long>(v));
+  throw DeviceAssertError(
+      I.site->loc + ": the kernel assumes " + (ptr ? "this address" : "this integer") +
+      " is a multiple of " + std::to_string(a.div) + (ptr ? " bytes" : "") + ", but it is " +
+      (ptr ? std::string(hex) : std::to_string(v)) +
+      " (tl.multiple_of states it, or a tensor descriptor's rule that its base and strides are "
+      "16-byte multiples); a GPU compile relies on it (program (" +
+      std::to_string(F.pid[0]) + ", " + std::to_string(F.pid[1]) + ", " + std::to_string(F.pid[2]) +
+      "))");
+}
+
 } // namespace
+
+void emitDivisibilityCheck(Compiler &c, const Operation &op, const Value *v, int64_t div) {
+  div &= -div; // what a GPU compile uses: the largest power of two dividing it
+  const DType t = c.dtype(v);
+  if (div <= 1 || c.numel(v) != 1 || !(isIntDType(t) || t == DType::Ptr) || t == DType::I1)
+    return;
+  auto *a = c.makeAux<DivisibilityAux>();
+  a->div = div;
+  a->type = t;
+  Inst &I = c.emit(divisibilityK, op);
+  I.aux = a;
+  I.in[0] = c.ref(v, true);
+  I.n = 1;
+}
 
 KernelFn programIdKernel() { return programIdK; }
 KernelFn numProgramsKernel() { return numProgramsK; }

@@ -1,7 +1,11 @@
 // Tile IR shape ops: reshape, broadcast, permute, cat, extract, assume, constant and iota.
 //
 // Rules:
-//  - reshape (row-major) and assume share their operand's register; broadcast of a one-element
+//  - reshape (row-major) and assume share their operand's register; an `assume div_by<N>` of a
+//    scalar integer or pointer is also checked at run time: a GPU compile relies on it (vector
+//    and TMA accesses), so a `tl.multiple_of` that does not hold, or an in-kernel descriptor
+//    whose base or strides break its 16-byte rule, stops the kernel here (DeviceAssertError,
+//    naming the line) instead of running correctly on the CPU only; broadcast of a one-element
 //    tile stays a broadcast scalar (tile_compiler.cpp); other broadcasts and permutes are one
 //    strided copy (shape_ops.cpp);
 //  - cat concatenates along `dim`;
@@ -21,6 +25,12 @@ namespace {
 // Triton's bitonic sort and flip reshape a tile of N elements to log2(N) dimensions of 2, so
 // ranks well above 8 are ordinary; 64 covers every tile whose dimensions exceed 1.
 constexpr int kMaxRank = 64;
+
+void emitAssumeCheck(Compiler &c, const Operation &op) {
+  const Attribute &div = op.attr("div_by");
+  if (div && div.kind() == Attribute::Kind::Int)
+    emitDivisibilityCheck(c, op, op.operand(0), div.getInt());
+}
 
 struct ExtractAux : Aux {
   std::vector<int64_t> srcShape, resShape, srcStrides;
@@ -90,6 +100,8 @@ bool emitTileShape(Compiler &c, const Operation &op) {
   if (n == "constant" || n == "iota")
     return true; // the constant prefix
   if (n == "reshape" || n == "assume") {
+    if (n == "assume")
+      emitAssumeCheck(c, op);
     emitCopyAs(c, op, op.operand(0), op.result(0));
     return true;
   }
