@@ -259,9 +259,11 @@ def _encode(state) -> None:
 
 
 def _assemble(state) -> None:
-    """tileiras builds the cubin. Where it fails on our bytecode (it exits 5 on some kernels it
-    should take, docs/gpu_chain.md), the Tile path cannot run the kernel: a Fallback, whose
-    message keeps tileiras's error, the kept input and the command that reproduces it."""
+    """tileiras builds the cubin. Where it fails on a kernel with anchored views, the kernel is
+    made again without them first (_without_anchored_views). Where it fails on our bytecode
+    otherwise (it exits 5 on some kernels it should take, docs/gpu_chain.md), the Tile path
+    cannot run the kernel: a Fallback, whose message keeps tileiras's error, the kept input
+    and the command that reproduces it."""
     try:
         try:
             _assemble_cubins(state)
