@@ -57,7 +57,9 @@ Value *Converter::indexView(const IndexPlan &p, Type elem, Padding pad) {
     if (at == opAnchors_.end())
       throw Unsupported{"internal: an anchored view outside its anchor's conversion"};
     std::tie(block, anchor) = at->second;
-    // (a block converted twice, a versioned loop's body, gets a view per copy)
+    // One view per Tile IR block: the anchors of one block's accesses are ops of the block
+    // defining the tensor, so the first made dominates the others; a block converted twice (a
+    // versioned loop's body) gets a view per copy.
     key += "@" + std::to_string(reinterpret_cast<uintptr_t>(block));
   }
   auto it = indexViews_.find(key);

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <climits>
-#include <cstdint>
 #include <functional>
 #include <unordered_map>
 
@@ -270,8 +269,6 @@ public:
         plan.conds.push_back(c);
     }
     std::string key = "v" + std::to_string(plan.base->id);
-    if (plan.anchor)
-      key += "@" + std::to_string(reinterpret_cast<uintptr_t>(plan.anchor));
     for (size_t d = 0; d < plan.tile.size(); ++d)
       key += "|" + std::to_string(plan.tile[d]) + ":" + polyKey(plan.strides[d]) + ":" +
              polyKey(plan.extents[d]);

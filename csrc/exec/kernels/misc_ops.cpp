@@ -128,6 +128,12 @@ void printK(const Inst &I, Frame &F) {
   std::fflush(stdout);
 }
 
+// "program (x, y, z)": where a failed check ran, for its message.
+std::string programText(const Frame &F) {
+  return "program (" + std::to_string(F.pid[0]) + ", " + std::to_string(F.pid[1]) + ", " +
+         std::to_string(F.pid[2]) + ")";
+}
+
 struct AssertAux : Aux {
   std::string message;
 };
@@ -140,9 +146,7 @@ void assertK(const Inst &I, Frame &F) {
       continue;
     const AssertAux &a = *static_cast<const AssertAux *>(I.aux);
     throw DeviceAssertError(I.site->loc + ": device assertion failed: " + a.message + " (lane " +
-                            std::to_string(i + F.laneBase) + ", program (" +
-                            std::to_string(F.pid[0]) + ", " + std::to_string(F.pid[1]) + ", " +
-                            std::to_string(F.pid[2]) + "))");
+                            std::to_string(i + F.laneBase) + ", " + programText(F) + ")");
   }
 }
 
@@ -164,9 +168,8 @@ void divisibilityK(const Inst &I, Frame &F) {
       " is a multiple of " + std::to_string(a.div) + (ptr ? " bytes" : "") + ", but it is " +
       (ptr ? std::string(hex) : std::to_string(v)) +
       " (tl.multiple_of states it, or a tensor descriptor's rule that its base and strides are "
-      "16-byte multiples); a GPU compile relies on it (program (" +
-      std::to_string(F.pid[0]) + ", " + std::to_string(F.pid[1]) + ", " + std::to_string(F.pid[2]) +
-      "))");
+      "16-byte multiples); a GPU compile relies on it (" +
+      programText(F) + ")");
 }
 
 } // namespace
