@@ -10,6 +10,9 @@
 //     universal class, which aliases every class;
 //   - per class: a read waits for the last write; a write or atomic waits for the last write
 //     and every read since (RAW, WAR, WAW); reads do not wait for reads;
+//   - except: a store skips the reads of a loop whose values it consumes (covered_reads.h says
+//     when; their tokens sit in slots of their own, so that carrying them out of the loop does
+//     not keep tileiras from pipelining it), and other writes still wait for them;
 //   - an atomic with acquire/release/acq_rel semantics, and gpu.barrier, are full fences;
 //   - `if`, `for` and `loop` carry the tokens of the classes accessed inside them as extra
 //     results and iteration values, so ordering holds across regions and loop iterations.
@@ -20,6 +23,7 @@
 #include <set>
 
 #include "ir/builder.h"
+#include "passes/covered_reads.h"
 #include "passes/passes.h"
 #include "tile/tile.h"
 
@@ -69,6 +73,15 @@ public:
   }
 
   void run() {
+    // Loop-carried pointers' roots first: the covered reads need every access's class.
+    entry_->walk([&](Operation *op) {
+      if (op->is("cuda_tile.for") || op->is("cuda_tile.loop"))
+        setLoopArgRoots(*op);
+    });
+    covered_ =
+        findCoveredReads(entry_, [&](const Operation &op) { return accessClass(op); }, kUniversal);
+    for (const auto &[read, group] : covered_.group)
+      groupsOf_[accessClass(*read)].insert(group);
     Block *body = entry_->region(0)->front();
     State s;
     block(*body, s);
@@ -78,6 +91,8 @@ private:
   struct State {
     std::map<int, Value *> write;              // last write token per class
     std::map<int, std::vector<Value *>> reads; // read tokens since that write
+    // Covered reads since that write, per class and group (covered_reads.h).
+    std::map<int, std::map<int, std::vector<Value *>>> covered;
   };
 
   // ---- roots
@@ -164,6 +179,9 @@ private:
         all.push_back(kv.second);
       for (auto &kv : s.reads)
         all.insert(all.end(), kv.second.begin(), kv.second.end());
+      for (auto &kv : s.covered)
+        for (auto &g : kv.second)
+          all.insert(all.end(), g.second.begin(), g.second.end());
       Value *in = join(b, all);
       Value *out;
       if (op.is("cuda_tile.join_tokens")) {
@@ -178,6 +196,7 @@ private:
       for (int c : allClasses_) {
         s.write[c] = out;
         s.reads[c].clear();
+        s.covered[c].clear();
       }
       return;
     }
@@ -189,44 +208,62 @@ private:
       // A universal access conflicts with every class; a class access with the universal one.
       if (s.write.count(k))
         deps.push_back(s.write[k]);
-      if (!read)
-        deps.insert(deps.end(), s.reads[k].begin(), s.reads[k].end());
+      if (read)
+        continue;
+      deps.insert(deps.end(), s.reads[k].begin(), s.reads[k].end());
+      for (auto &[group, toks] : s.covered[k])
+        if (!covered_.stores[group].count(&op)) // (a store that consumes them does not wait)
+          deps.insert(deps.end(), toks.begin(), toks.end());
     }
     addTokenOperand(op, join(b, deps));
     Value *out = resultToken(op);
-    if (read) {
+    auto group = covered_.group.find(&op);
+    if (group != covered_.group.end()) {
+      s.covered[c][group->second].push_back(out);
+    } else if (read) {
       s.reads[c].push_back(out);
     } else {
       for (int k : (c == kUniversal ? cls : std::vector<int>{c})) {
         s.write[k] = out;
         s.reads[k].clear();
+        s.covered[k].clear();
       }
     }
   }
 
-  // Collapses a class's state to (write, joined reads) for region boundaries.
-  std::pair<Value *, Value *> collapse(Builder &b, State &s, int c) {
-    Value *w = s.write.count(c) ? s.write[c] : nullptr;
-    Value *r = join(b, s.reads[c]);
+  // How many tokens a class's state takes at region boundaries: the last write, the reads
+  // since, and the covered reads of each group of the class.
+  size_t slots(int c) { return 2 + groupsOf_[c].size(); }
+
+  // Collapses a class's state to slots(c) tokens (write, joined reads, joined covered reads per
+  // group) for region boundaries.
+  std::vector<Value *> collapse(Builder &b, State &s, int c) {
     auto fresh = [&]() { return b.create("cuda_tile.make_token", {}, {Type::token()})->result(0); };
-    return {w ? w : fresh(), r ? r : fresh()};
+    auto orFresh = [&](Value *v) { return v ? v : fresh(); };
+    std::vector<Value *> out{orFresh(s.write.count(c) ? s.write[c] : nullptr),
+                             orFresh(join(b, s.reads[c]))};
+    for (int g : groupsOf_[c])
+      out.push_back(orFresh(join(b, s.covered[c][g])));
+    return out;
   }
 
-  // The (write, read) token pair of each class as new results of an `if` or a loop, which the
-  // ops after it wait for.
+  // The tokens of each class as new results of an `if` or a loop, which the ops after it wait
+  // for.
   void addTokenResults(Operation &op, State &s, const std::vector<int> &classes) {
-    size_t base = op.numResults();
-    for (size_t i = 0; i < classes.size(); ++i) {
-      op.addResult(Type::token());
-      op.addResult(Type::token());
+    for (int c : classes) {
+      std::vector<Value *> toks;
+      for (size_t i = 0; i < slots(c); ++i)
+        toks.push_back(op.addResult(Type::token()));
+      restore(s, c, toks);
     }
-    for (size_t i = 0; i < classes.size(); ++i)
-      restore(s, classes[i], op.result(base + 2 * i), op.result(base + 2 * i + 1));
   }
 
-  void restore(State &s, int c, Value *w, Value *r) {
-    s.write[c] = w;
-    s.reads[c] = {r};
+  void restore(State &s, int c, const std::vector<Value *> &toks) {
+    s.write[c] = toks[0];
+    s.reads[c] = {toks[1]};
+    size_t i = 2;
+    for (int g : groupsOf_[c])
+      s.covered[c][g] = {toks[i++]};
   }
 
   void block(Block &blk, State &s) {
@@ -250,11 +287,9 @@ private:
   void extendTerminator(Operation &term, State &s, const std::vector<int> &classes) {
     Builder b(term.parentBlock());
     b.setInsertionPointBefore(&term);
-    for (int c : classes) {
-      auto wr = collapse(b, s, c);
-      term.operands.push_back(wr.first);
-      term.operands.push_back(wr.second);
-    }
+    for (int c : classes)
+      for (Value *t : collapse(b, s, c))
+        term.operands.push_back(t);
   }
 
   void ifOp(Operation &op, State &s) {
@@ -266,7 +301,7 @@ private:
     Builder b(op.parentBlock());
     b.setInsertionPointBefore(&op);
     // Both branches start from the same state; make it explicit tokens first.
-    std::map<int, std::pair<Value *, Value *>> in;
+    std::map<int, std::vector<Value *>> in;
     for (int c : classes)
       in[c] = collapse(b, s, c);
     if (op.region(1)->empty()) {
@@ -277,7 +312,7 @@ private:
     for (int r = 0; r < 2; ++r) {
       State inner;
       for (int c : classes)
-        restore(inner, c, in[c].first, in[c].second);
+        restore(inner, c, in[c]);
       Block *blk = op.region(r)->front();
       block(*blk, inner);
       Operation *term = blk->terminator();
@@ -296,23 +331,14 @@ private:
     Builder b(op.parentBlock());
     b.setInsertionPointBefore(&op);
     Block *body = op.region(0)->front();
-    // Loop-carried pointer tiles keep their root when their initial value has one.
-    bool isFor = op.is("cuda_tile.for");
-    size_t firstIter = isFor ? 3 : 0;
-    for (size_t i = firstIter; i < op.numOperands(); ++i) {
-      Value *arg = body->arg(isFor ? i - 2 : i);
-      if (arg->type.element().isPtr())
-        loopArgRoot_[arg] = root(op.operand(i));
-    }
     State inner;
     for (int c : classes) {
-      auto wr = collapse(b, s, c);
-      op.operands.push_back(wr.first);
-      op.operands.push_back(wr.second);
-      // Two statements: the block arguments must be (write, read) in the operands' order.
-      Value *w = body->addArg(Type::token());
-      Value *r = body->addArg(Type::token());
-      restore(inner, c, w, r);
+      std::vector<Value *> args;
+      for (Value *t : collapse(b, s, c)) {
+        op.operands.push_back(t);
+        args.push_back(body->addArg(Type::token()));
+      }
+      restore(inner, c, args);
     }
     blockWithExits(*body, inner, classes);
     addTokenResults(op, s, classes);
@@ -344,6 +370,17 @@ private:
     }
   }
 
+  // Loop-carried pointer tiles keep their root when their initial value has one.
+  void setLoopArgRoots(const Operation &op) {
+    Block *body = op.region(0)->front();
+    bool isFor = op.is("cuda_tile.for");
+    for (size_t i = isFor ? 3 : 0; i < op.numOperands(); ++i) {
+      Value *arg = body->arg(isFor ? i - 2 : i);
+      if (arg->type.element().isPtr())
+        loopArgRoot_[arg] = root(op.operand(i));
+    }
+  }
+
   bool containsExit(const Operation &op) {
     for (size_t r = 0; r < op.numRegions(); ++r)
       for (const auto &b : op.region(r)->blocks)
@@ -360,6 +397,8 @@ private:
   std::map<const Value *, int> argClass_;
   std::map<const Value *, int> loopArgRoot_;
   std::set<int> allClasses_;
+  CoveredReads covered_;
+  std::map<int, std::set<int>> groupsOf_; // class -> groups of its covered reads
 };
 
 } // namespace

@@ -1,6 +1,7 @@
 list(APPEND TT_CORE_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/block_pointer_loops.cpp
   ${CMAKE_CURRENT_LIST_DIR}/canonicalize.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/covered_reads.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cse.cpp
   ${CMAKE_CURRENT_LIST_DIR}/dce.cpp
   ${CMAKE_CURRENT_LIST_DIR}/fuse_fma.cpp

@@ -23,6 +23,7 @@
 #include "exec/runtime/thread_pool.h"
 #include "exec/runtime/tile_memo.h"
 #include "exec/tile/tile_check.h"
+#include "exec/tileir/tile_data_order.h"
 #include "exec/tileir/tile_sink.h"
 #include "ir/operation.h"
 
@@ -128,6 +129,8 @@ TileProgram::TileProgram(const Module &m, const std::string &kernelName, bool ch
   std::unique_ptr<Module> copy = m.clone();
   Operation *func = copy->lookupFunc(kernelName);
   sinkIntoBranches(*func);
+  if (check) // the checker follows tokens: give it the orderings data dependences make
+    orderByData(*func);
   Compiler c(*data_, Dialect::Tile, check);
   c.prepare(*func);
 }
