@@ -117,7 +117,15 @@ void Converter::whileOp(const Operation &o) {
   b_.setInsertionPointToEnd(branch->region(0)->addBlock());
   for (size_t i = 0; i < after.numArgs(); ++i)
     map_[after.arg(i)] = passed.at(i);
+  // The body's own accesses (not those of loops inside it) index views too, with their
+  // conditions checked at each access: a grouped GEMM's tile store, on a descriptor made per
+  // problem, then uses a view made with the descriptor instead of one made per store.
+  std::vector<const Operation *> planned;
+  if (opts_.raiseViews && opts_.indexViews)
+    planLoopAccesses(o, after, planned);
   block(after, Term::WhileAfter);
+  for (const Operation *a : planned)
+    indexPlans_.erase(a);
   b_.setInsertionPointToEnd(dst);
   make("break", passed, {});
   b_.restoreInsertionPoint(ip);

@@ -338,8 +338,10 @@ public:
     }
     int64_t a;
     Poly r;
+    if (!splitIv(o, a, r) || a <= 0 || !available(r))
+      return false;
     Poly ub = polys.of(loop_.operand(1));
-    if (!splitIv(o, a, r) || a <= 0 || !available(r) || !available(ub))
+    if (!available(ub))
       return false;
     e = polyAdd(polyAdd(polyScale(ub, a), r), polyConst(b - a));
     return true;
@@ -348,8 +350,14 @@ public:
 private:
   bool invariant(const Value *v) const { return !inside(blockOf(v), &loop_); }
 
+  // A while loop has no induction variable: its accesses' conditions are checked where they
+  // are, and a coordinate that varies in it has no known reach.
+  bool isFor() const { return loop_.is("scf.for"); }
+
   // q = a * iv + r with a constant and r invariant in the loop.
   bool splitIv(const Poly &q, int64_t &a, Poly &r) const {
+    if (!isFor())
+      return false;
     a = 0;
     r = Poly{};
     for (const auto &t : q.terms) {
@@ -371,6 +379,8 @@ private:
   // Rewrites `c` (at the access) into conditions checked before the loop that imply it for
   // every iteration.
   bool hoist(const IndexCond &c, std::vector<IndexCond> &out) {
+    if (!isFor())
+      return false;
     const Operation &f = loop_;
     Poly lb = polys.of(f.operand(0));
     Poly ub = polys.of(f.operand(1));

@@ -27,8 +27,10 @@
 // With IndexContext::anchorInner, base, strides and extents may also be defined inside the
 // kernel's control flow around the loop: the view is then made just before the access's
 // ancestor in the innermost block defining one of them (IndexPlan::anchor), once per run of
-// that block. Known limits: accesses whose innermost loop is a while loop, and offsets that do
-// not split by the strides (two constant strides, a stride that is a sum) keep the general
+// that block. An access whose innermost loop is a while loop (`loop` is the scf.while) has no
+// closed forms and no hoisting: its conditions are checked at the access, and a dimension that
+// is neither bounds-checked nor invariant in the loop has no plan. Known limits: offsets that
+// do not split by the strides (two constant strides, a stride that is a sum) keep the general
 // form.
 #pragma once
 
@@ -109,7 +111,8 @@ struct IndexContext {
 // The plan then also requires 0 <= stride <= INT32_MAX.
 bool strideIsNarrowed(const Poly &stride);
 
-// The tile-index plan of a raised pointer access (`plan` from planView) inside `loop`.
+// The tile-index plan of a raised pointer access (`plan` from planView) inside `loop` (an scf.for
+// or an scf.while).
 std::optional<IndexPlan> planIndexFromView(const ViewPlan &plan, const Operation &loop,
                                            const IndexContext &ctx, std::string &why);
 
