@@ -974,8 +974,10 @@ def test_tileiras_rejecting_anchored_views_gets_a_view_per_access(monkeypatch, c
 def test_the_grouped_gemms_large_descriptor_tile_stays_on_the_tile_path(monkeypatch,
                                                                         cache_dir):
     """The real tileiras on the grouped GEMM's descriptor kernel at 128x256x64 (8 warps, 3
-    stages), ahead of time for sm_90: 13.4 rejects its per-problem views (exit 5), the kernel
-    is built with a view per access instead, not handed to the PTX path."""
+    stages), ahead of time for sm_90: it stays on the Tile path with its loads and its tile
+    store through the views made where the descriptors are. (13.4 rejected those views, exit
+    5, while the store waited for the K loop's read tokens, before covered_reads.h; the kernel
+    was then built with a view per access.)"""
     import importlib.util
     import os
 
@@ -991,3 +993,6 @@ def test_the_grouped_gemms_large_descriptor_tile_stays_on_the_tile_path(monkeypa
             *mod.group_tables(a, a, a), 2, NUM_PROGRAMS=132, BLOCK_M=128, BLOCK_N=256,
             BLOCK_K=64, num_warps=8, num_stages=3, occupancy=1, grid=(132,), enable_tile=True)
     assert k.metadata.path == "tile" and k.asm["cubin"]
+    assert k.metadata.anchored_views is None
+    details = [detail for op, _, _, detail in k.metadata.tile_accesses]
+    assert len(details) == 3 and all("made where its tensor is made" in d for d in details)
