@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "ir/op_registry.h"
+#include "tile/tile.h"
 
 namespace tt {
 namespace {
@@ -12,13 +13,8 @@ bool isLoop(const Operation *op) {
   return op && (op->is("cuda_tile.for") || op->is("cuda_tile.loop"));
 }
 
-bool isStore(const Operation &op) {
-  return op.is("cuda_tile.store_view_tko") || op.is("cuda_tile.store_ptr_tko");
-}
-
-bool isRead(const Operation &op) {
-  return op.is("cuda_tile.load_view_tko") || op.is("cuda_tile.load_ptr_tko");
-}
+using tile::isLoad;
+using tile::isStore;
 
 Operation *innermostLoop(const Operation *op) {
   for (Operation *p = op->parentOp(); p; p = p->parentOp())
@@ -118,11 +114,19 @@ void follow(Operation *user, size_t i, std::vector<const Value *> &out, Slice &s
   }
 }
 
+// Slices larger than this are not analysed (the read stays plain): the funnel search is
+// quadratic in the slice, and a matmul's is a few dozen values.
+constexpr size_t kMaxSlice = 1024;
+
 Slice sliceOf(const Value *start, const Uses &uses) {
   Slice s;
   std::set<const Value *> seen{start};
   s.values.push_back(start);
   for (size_t k = 0; k < s.values.size() && !s.unknown; ++k) {
+    if (s.values.size() > kMaxSlice) {
+      s.unknown = true;
+      break;
+    }
     const Value *v = s.values[k];
     auto it = uses.find(v);
     if (it == uses.end())
@@ -207,7 +211,7 @@ CoveredReads findCoveredReads(Operation *entry,
   entry->walk([&](Operation *op) {
     for (size_t i = 0; i < op->numOperands(); ++i)
       uses[op->operand(i)].push_back({op, i});
-    if (isRead(*op))
+    if (isLoad(*op))
       reads.push_back(op);
   });
   CoveredReads out;

@@ -34,15 +34,8 @@ constexpr int kUniversal = -1;
 constexpr int kPrints = -2; // device prints: ordered among themselves and by fences
 
 bool isAccess(const Operation &op) {
-  const std::string &n = op.name();
-  return n == "cuda_tile.load_view_tko" || n == "cuda_tile.store_view_tko" ||
-         n == "cuda_tile.load_ptr_tko" || n == "cuda_tile.store_ptr_tko" ||
-         n == "cuda_tile.atomic_rmw_tko" || n == "cuda_tile.atomic_cas_tko" ||
-         n == "cuda_tile.atomic_red_view_tko" || (n == "cuda_tile.print" && op.numResults() == 1);
-}
-
-bool isRead(const Operation &op) {
-  return op.is("cuda_tile.load_view_tko") || op.is("cuda_tile.load_ptr_tko");
+  return tile::isLoad(op) || tile::isStore(op) || tile::isAtomic(op) ||
+         (op.is("cuda_tile.print") && op.numResults() == 1);
 }
 
 bool isFence(const Operation &op) {
@@ -203,7 +196,7 @@ private:
     int c = accessClass(op);
     std::vector<int> cls = classesFor(c);
     std::vector<Value *> deps;
-    bool read = isRead(op);
+    bool read = tile::isLoad(op);
     for (int k : cls) {
       // A universal access conflicts with every class; a class access with the universal one.
       if (s.write.count(k))

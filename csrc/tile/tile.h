@@ -26,4 +26,16 @@ std::string typeStr(Type t);
 // The whole module in NVIDIA's textual form: `cuda_tile.module @kernels { entry @k(...) {...} }`.
 std::string printModule(const Module &m);
 
+// Memory ops by kind: loads (through views or pointer tiles), stores, atomics.
+inline bool isLoad(const Operation &op) {
+  return op.is("cuda_tile.load_view_tko") || op.is("cuda_tile.load_ptr_tko");
+}
+inline bool isStore(const Operation &op) {
+  return op.is("cuda_tile.store_view_tko") || op.is("cuda_tile.store_ptr_tko");
+}
+inline bool isAtomic(const Operation &op) {
+  return op.is("cuda_tile.atomic_rmw_tko") || op.is("cuda_tile.atomic_cas_tko") ||
+         op.is("cuda_tile.atomic_red_view_tko");
+}
+
 } // namespace tt::tile

@@ -6,19 +6,12 @@
 
 #include "ir/builder.h"
 #include "ir/op_registry.h"
+#include "tile/tile.h"
 
 namespace tt::exec {
 namespace {
 
-bool isRead(const Operation &op) {
-  return op.is("cuda_tile.load_view_tko") || op.is("cuda_tile.load_ptr_tko");
-}
-
-bool isWrite(const Operation &op) {
-  return op.is("cuda_tile.store_view_tko") || op.is("cuda_tile.store_ptr_tko") ||
-         op.is("cuda_tile.atomic_rmw_tko") || op.is("cuda_tile.atomic_cas_tko") ||
-         op.is("cuda_tile.atomic_red_view_tko");
-}
+bool isWrite(const Operation &op) { return tile::isStore(op) || tile::isAtomic(op); }
 
 // Whether a memory op has its token operand (the last segment of operandSegmentSizes).
 bool hasTokenOperand(const Operation &op) {
@@ -107,7 +100,7 @@ private:
       }
       if (op.numResults() == 2) // an atomic's old values
         readResult(op, b, {op.result(1), join(b, operandShadows(op, nullptr))});
-    } else if (isRead(op)) {
+    } else if (tile::isLoad(op)) {
       b.setInsertionPointBefore(&op);
       Value *in = join(b, operandShadows(op, nullptr));
       readResult(op, b, {op.result(op.numResults() - 1), in});
