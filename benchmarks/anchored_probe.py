@@ -25,7 +25,8 @@ import gpu_bench as gb  # noqa: E402
 
 _GROUPED = [dict(BLOCK_M=m, BLOCK_N=n, BLOCK_K=k, NUM_PROGRAMS=p, num_warps=w, num_stages=s)
             for m, n, k, p, w, s in ((128, 128, 32, 132, 4, 3), (128, 128, 64, 264, 8, 3),
-                                     (64, 128, 32, 264, 4, 4), (128, 256, 64, 132, 8, 3))]
+                                     (64, 128, 32, 264, 4, 4), (128, 256, 64, 132, 8, 3),
+                                     (128, 128, 64, 132, 8, 4))]
 _ATTENTION = [dict(BLOCK_M1=m1, BLOCK_N1=n1, NUM_PROGRAMS=132, num_warps=8, num_stages=3)
               for m1, n1 in ((64, 128), (64, 64), (32, 64))]
 
@@ -58,7 +59,12 @@ def main(argv=None) -> int:
     ap.add_argument("--configs", help="indices into the kernel's configs, e.g. 0,1")
     ap.add_argument("--forms", default="off,all",
                     help="TRITON_TILE_ANCHORED_VIEWS values to time (desc: the default)")
+    ap.add_argument("--env", nargs="*", default=[],
+                    help="K=V knobs for this process's Tile compiles, e.g. "
+                         "TRITON_TILE_VERSION_LOOPS=0 (one process per knob set: a knob that "
+                         "is not part of the cache key would reuse the first set's kernels)")
     args = ap.parse_args(argv)
+    os.environ.update(kv.split("=", 1) for kv in args.env)
     os.environ["TRITON_TILE_FALLBACK"] = "error"  # a config that falls back is not ours
     t = gb.Tensors(aot=False)
     sizes = (1024, 2048, 3072, 4096)
