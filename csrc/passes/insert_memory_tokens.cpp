@@ -134,14 +134,7 @@ private:
 
   // ---- token plumbing
 
-  Value *join(Builder &b, std::vector<Value *> toks) {
-    toks.erase(std::remove(toks.begin(), toks.end(), nullptr), toks.end());
-    if (toks.empty())
-      return nullptr;
-    if (toks.size() == 1)
-      return toks[0];
-    return b.create("cuda_tile.join_tokens", toks, {Type::token()})->result(0);
-  }
+  Value *join(Builder &b, std::vector<Value *> toks) { return tile::joinTokens(b, toks); }
 
   std::vector<int> classesFor(int c) {
     if (c == kPrints)
@@ -152,12 +145,8 @@ private:
   }
 
   void addTokenOperand(Operation &op, Value *tok) {
-    if (!tok)
-      return;
-    op.operands.push_back(tok);
-    std::vector<int64_t> seg = op.attr("operandSegmentSizes").getInts();
-    seg.back() = 1;
-    op.setAttr("operandSegmentSizes", Attribute::i32Array(seg));
+    if (tok)
+      tile::setTokenOperand(op, tok);
   }
 
   Value *resultToken(Operation &op) { return op.result(op.numResults() - 1); }
@@ -231,8 +220,7 @@ private:
   // Collapses a class's state to slots(c) tokens (write, joined reads, joined covered reads per
   // group) for region boundaries.
   std::vector<Value *> collapse(Builder &b, State &s, int c) {
-    auto fresh = [&]() { return b.create("cuda_tile.make_token", {}, {Type::token()})->result(0); };
-    auto orFresh = [&](Value *v) { return v ? v : fresh(); };
+    auto orFresh = [&](Value *v) { return v ? v : tile::freshToken(b); };
     std::vector<Value *> out{orFresh(s.write.count(c) ? s.write[c] : nullptr),
                              orFresh(join(b, s.reads[c]))};
     for (int g : groupsOf_[c])

@@ -13,10 +13,15 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "ir/operation.h"
 #include "tile/enums.h"
 #include "tile/op_table.h"
+
+namespace tt {
+class Builder;
+}
 
 namespace tt::tile {
 
@@ -37,5 +42,13 @@ inline bool isAtomic(const Operation &op) {
   return op.is("cuda_tile.atomic_rmw_tko") || op.is("cuda_tile.atomic_cas_tko") ||
          op.is("cuda_tile.atomic_red_view_tko");
 }
+
+// Tokens (tile/tokens.cpp). One token standing for all of `toks`, null ones dropped: null for
+// none, the token itself for one, else join_tokens (nested past its 64 operands).
+Value *joinTokens(Builder &b, std::vector<Value *> toks);
+Value *freshToken(Builder &b); // make_token: ordered after nothing
+// A memory op's token operand is its last segment of operandSegmentSizes.
+bool hasTokenOperand(const Operation &op);
+void setTokenOperand(Operation &op, Value *tok); // replaces it, or adds it
 
 } // namespace tt::tile

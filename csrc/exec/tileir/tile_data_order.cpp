@@ -1,7 +1,6 @@
 // orderByData: see tile_data_order.h.
 #include "exec/tileir/tile_data_order.h"
 
-#include <algorithm>
 #include <map>
 
 #include "ir/builder.h"
@@ -13,11 +12,7 @@ namespace {
 
 bool isWrite(const Operation &op) { return tile::isStore(op) || tile::isAtomic(op); }
 
-// Whether a memory op has its token operand (the last segment of operandSegmentSizes).
-bool hasTokenOperand(const Operation &op) {
-  const Attribute &seg = op.attr("operandSegmentSizes");
-  return seg && !seg.getInts().empty() && seg.getInts().back() == 1;
-}
+using tile::hasTokenOperand;
 
 class DataOrder {
 public:
@@ -37,25 +32,11 @@ private:
     return it == shadow_.end() ? nullptr : it->second;
   }
 
-  // One token for all of `toks` (null ones dropped): null for none, the token itself for one.
   static Value *join(Builder &b, std::vector<Value *> toks) {
-    toks.erase(std::remove(toks.begin(), toks.end(), nullptr), toks.end());
-    while (toks.size() > 1) { // (join_tokens takes at most 64 operands)
-      std::vector<Value *> next;
-      for (size_t i = 0; i < toks.size(); i += 64) {
-        std::vector<Value *> part(toks.begin() + i, toks.begin() + std::min(toks.size(), i + 64));
-        next.push_back(part.size() == 1
-                           ? part[0]
-                           : b.create("cuda_tile.join_tokens", part, {Type::token()})->result(0));
-      }
-      toks.swap(next);
-    }
-    return toks.empty() ? nullptr : toks[0];
+    return tile::joinTokens(b, std::move(toks));
   }
 
-  static Value *orFresh(Builder &b, Value *t) {
-    return t ? t : b.create("cuda_tile.make_token", {}, {Type::token()})->result(0);
-  }
+  static Value *orFresh(Builder &b, Value *t) { return t ? t : tile::freshToken(b); }
 
   // The shadows of op's data operands (not its token operand) and `ctl`.
   std::vector<Value *> operandShadows(const Operation &op, Value *ctl) {
@@ -89,15 +70,8 @@ private:
       std::vector<Value *> deps = operandShadows(op, ctl);
       if (hasTokenOperand(op))
         deps.push_back(op.operands.back());
-      Value *tok = join(b, deps);
-      if (tok && hasTokenOperand(op)) {
-        op.operands.back() = tok;
-      } else if (tok) {
-        op.operands.push_back(tok);
-        std::vector<int64_t> seg = op.attr("operandSegmentSizes").getInts();
-        seg.back() = 1;
-        op.setAttr("operandSegmentSizes", Attribute::i32Array(seg));
-      }
+      if (Value *tok = join(b, deps))
+        tile::setTokenOperand(op, tok);
       if (op.numResults() == 2) // an atomic's old values
         readResult(op, b, {op.result(1), join(b, operandShadows(op, nullptr))});
     } else if (tile::isLoad(op)) {
