@@ -186,6 +186,11 @@ template <typename F> void Operation::walk(F &&f) {
       }
 }
 
+// The block that defines `v`: its defining op's, or the block it is an argument of.
+inline const Block *blockOf(const Value *v) {
+  return v->def ? v->def->parentBlock() : v->ownerBlock;
+}
+
 // Replaces every operand use of a value in `from` by the value it maps to, in `root` and all
 // ops nested in it.
 void replaceUses(Operation *root, const std::vector<std::pair<Value *, Value *>> &mapping);

@@ -30,8 +30,6 @@ bool inside(const Operation *op, const Operation *ancestor) {
   return false;
 }
 
-const Block *blockOf(const Value *v) { return v->def ? v->def->parentBlock() : v->ownerBlock; }
-
 // b and its enclosing blocks, innermost first.
 std::vector<const Block *> chain(const Block *b) {
   std::vector<const Block *> out;

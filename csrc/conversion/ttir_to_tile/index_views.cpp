@@ -93,8 +93,6 @@ bool inside(const Block *b, const Operation *f) {
   return false;
 }
 
-const Block *blockOf(const Value *v) { return v->def ? v->def->parentBlock() : v->ownerBlock; }
-
 const Operation *loopOfIterArg(const Value *v) {
   if (v->def || !v->ownerBlock)
     return nullptr;
