@@ -984,3 +984,50 @@ def test_checker_is_quiet_on_converted_kernels(name, rng):
         run(p, (1, 1, 1), ptr(i), 17)
     else:
         run(p, (1, 1, 1), ptr(f), ptr(f[200:]), ptr(i), ptr(f[300:]))
+
+
+# x[0:16] + x[16:32] + ... over `trips` blocks of a descriptor of `n` elements: blocks past n
+# read the padding (zeros).
+DESC_SUM = r"""
+module {
+  tt.func public @k(%x: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %out: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %n: i32, %trips: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c16 = arith.constant 16 : i32
+    %c1_i64 = arith.constant 1 : i64
+    %d = tt.make_tensor_descriptor %x, [%n], [%c1_i64] : <f32>, <tensor<16xf32>>
+    %z = arith.constant dense<0.000000e+00> : tensor<16xf32>
+    %acc = scf.for %i = %c0 to %trips step %c1 iter_args(%a = %z) -> (tensor<16xf32>) : i32 {
+      %o = arith.muli %i, %c16 : i32
+      %v = tt.descriptor_load %d[%o] : !tt.tensordesc<tensor<16xf32>> -> tensor<16xf32>  // marker: load
+      %s = arith.addf %a, %v : tensor<16xf32>
+      scf.yield %s : tensor<16xf32>
+    }
+    %r = tt.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32>
+    %os = tt.splat %out : !tt.ptr<f32> -> tensor<16x!tt.ptr<f32>>
+    %op = tt.addptr %os, %r : tensor<16x!tt.ptr<f32>>, tensor<16xi32>
+    tt.store %op, %acc : tensor<16x!tt.ptr<f32>>
+    tt.return
+  }
+}
+"""
+
+
+def test_a_tile_index_outside_the_view_is_an_error_not_padding(rng):
+    """Tile IR leaves a view access at a tile index outside the view's index space undefined:
+    the executor stops there (naming the op's line and the index), so a conversion that plans
+    such an access fails on the CPU as it would on a GPU. Converted as planned, the loop's
+    blocks past the descriptor's end take the loop's other version and read zeros; with the
+    conditions assumed (version_loops off, a measurement switch) they reach the view."""
+    x = rng.standard_normal(32).astype(np.float32)
+    out = np.full(16, np.nan, np.float32)
+    run(prog(DESC_SUM), (1, 1, 1), ptr(x), ptr(out), 32, 4)
+    np.testing.assert_allclose(out, x[:16] + x[16:], rtol=1e-6)
+    out[:] = np.nan
+    unsafe = prog(DESC_SUM, version_loops=False)
+    run(unsafe, (1, 1, 1), ptr(x), ptr(out), 32, 2)  # in range: fine
+    np.testing.assert_allclose(out, x[:16] + x[16:], rtol=1e-6)
+    with pytest.raises(RuntimeError, match=rf"view access in kernel k at case\.ttir:"
+                       rf"{line_of(DESC_SUM, 'marker: load')}:\d+: a tile index outside the "
+                       r"view's index space \(index of shape/tile per dimension: 2 of 32/16\)"):
+        run(unsafe, (1, 1, 1), ptr(x), ptr(out), 32, 4)

@@ -144,6 +144,24 @@ def test_a_descriptor_stride_off_16_bytes_stops_the_kernel(path, rng):
         _load_2d_kernel[(1,)](x, out, offs, m, n, n, BM=8, BN=32, PADDING="zero")
 
 
+@pytest.mark.cpu_only("stock Triton, the GPU's PTX path, checks no shape")
+@pytest.mark.parametrize("dim", [0, 1])
+def test_a_negative_descriptor_shape_stops_the_kernel(dim, path, rng):
+    """A descriptor's shape is never negative (a TMA map's contract, which the Tile path's view
+    planner uses to prove tile indices in range): a negative shape stops the kernel on both CPU
+    paths with an AssertionError naming the line and the dimension, instead of reading zeros."""
+    m, n = 8, 32
+    x = numpy_random((m, n), "float32", rng)
+    out = poisoned((1, 8, 32), "float32")
+    offs = np.zeros(2, np.int32)
+    shape = [m, n]
+    shape[dim] = -shape[dim]
+    with pytest.raises(AssertionError,
+                       match=rf"test_tensor_descriptor\.py:\d+:\d+: .*shape\[{dim}\] is negative"):
+        _load_2d_kernel[(1,)](x, out, offs, *shape, n, BM=8, BN=32, PADDING="zero")
+    assert np.isnan(out).all()  # stopped before the store
+
+
 @triton.jit
 def _load_functional_kernel(X, OUT, M, N, S, BM: tl.constexpr, BN: tl.constexpr):
     pid = tl.program_id(0)

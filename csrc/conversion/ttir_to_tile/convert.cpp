@@ -546,9 +546,9 @@ const std::unordered_map<std::string, Converter::Handler> &Converter::handlers()
     t["tt.atomic_rmw"] = [](C &c, O o) { c.atomicRmw(o); };
     t["tt.atomic_cas"] = [](C &c, O o) { c.atomicCas(o); };
     t["tt.dot"] = [](C &c, O o) { c.dot(o); };
-    // Descriptors and block pointers emit nothing themselves: each access reads them.
-    for (const char *n : {"tt.make_tensor_descriptor", "tt.make_tensor_ptr"})
-      t[n] = [](C &, O) {};
+    // Block pointers emit nothing themselves: each access reads them.
+    t["tt.make_tensor_ptr"] = [](C &, O) {};
+    t["tt.make_tensor_descriptor"] = [](C &c, O o) { c.makeTensorDescriptor(o); };
     t["tt.advance"] = [](C &, O) {
       throw Unsupported{"tt.advance must be folded by expand-block-pointer-loops first"};
     };

@@ -321,6 +321,7 @@ private:
   }
 
   void store(const Operation &o);
+  void makeTensorDescriptor(const Operation &o);
 
   static bool isBoxAccess(const Operation &o) {
     return o.is("tt.descriptor_load") || o.is("tt.descriptor_store") ||

@@ -1,67 +1,13 @@
 #include "conversion/ttir_to_tile/index_views.h"
 
+#include "conversion/ttir_to_tile/index_bounds.h"
+
 #include <algorithm>
 #include <climits>
 #include <functional>
 #include <unordered_map>
 
 namespace tt {
-
-bool Poly::isConst(int64_t &c) const {
-  if (terms.empty()) {
-    c = 0;
-    return true;
-  }
-  if (terms.size() == 1 && terms.begin()->first.empty()) {
-    c = terms.begin()->second;
-    return true;
-  }
-  return false;
-}
-
-Poly polyConst(int64_t c) {
-  Poly p;
-  if (c != 0)
-    p.terms[{}] = c;
-  return p;
-}
-
-Poly polyAdd(const Poly &a, const Poly &b) {
-  Poly r = a;
-  for (const auto &t : b.terms) {
-    int64_t &c = r.terms[t.first];
-    c += t.second;
-    if (c == 0)
-      r.terms.erase(t.first);
-  }
-  return r;
-}
-
-Poly polyScale(const Poly &a, int64_t c) {
-  Poly r;
-  if (c != 0)
-    for (const auto &t : a.terms)
-      r.terms[t.first] = t.second * c;
-  return r;
-}
-
-static bool byId(const Value *a, const Value *b) { return a->id < b->id; }
-
-Poly polyMul(const Poly &a, const Poly &b) {
-  Poly r;
-  for (const auto &x : a.terms)
-    for (const auto &y : b.terms) {
-      std::vector<const Value *> m = x.first;
-      m.insert(m.end(), y.first.begin(), y.first.end());
-      std::sort(m.begin(), m.end(), byId);
-      r = polyAdd(r, [&] {
-        Poly t;
-        t.terms[m] = x.second * y.second;
-        return t;
-      }());
-    }
-  return r;
-}
 
 bool strideIsNarrowed(const Poly &s) {
   int64_t c;
@@ -76,150 +22,12 @@ bool strideIsNarrowed(const Poly &s) {
 
 namespace {
 
-Poly leaf(const Value *v) {
-  Poly p;
-  p.terms[{v}] = 1;
-  return p;
-}
-
-// Is `b` (a block) nested in op `f`'s regions?
-bool inside(const Block *b, const Operation *f) {
-  const Operation *p = b ? b->parentOp() : nullptr;
-  while (p) {
-    if (p == f)
-      return true;
-    p = p->parentBlock() ? p->parentBlock()->parentOp() : nullptr;
-  }
-  return false;
-}
-
-const Operation *loopOfIterArg(const Value *v) {
-  if (v->def || !v->ownerBlock)
-    return nullptr;
-  const Operation *f = v->ownerBlock->parentOp();
-  return f && f->is("scf.for") ? f : nullptr;
-}
-
-// Polynomials of scalar integer TTIR values, expanding integer arithmetic and replacing
-// loop-carried scalars by their closed forms.
-class PolyBuilder {
-public:
-  Poly of(const Value *v) {
-    auto it = memo_.find(v);
-    if (it != memo_.end())
-      return it->second;
-    Poly p = compute(v);
-    memo_[v] = p;
-    return p;
-  }
-
-  Poly of(const SExprPtr &e) {
-    if (!e)
-      return Poly{};
-    switch (e->kind) {
-    case SExpr::Kind::Const:
-      return polyConst(e->c);
-    case SExpr::Kind::Val:
-      return of(e->v);
-    case SExpr::Kind::Add:
-      return polyAdd(of(e->a), of(e->b));
-    case SExpr::Kind::Mul:
-      return polyMul(of(e->a), of(e->b));
-    }
-    return Poly{};
-  }
-
-private:
-  std::unordered_map<const Value *, Poly> memo_;
-  std::vector<const Value *> open_; // carried values whose closed form is being computed
-
-  Poly compute(const Value *v) {
-    const Operation *d = v->def;
-    if (!d)
-      return carried(v);
-    const std::string &n = d->name();
-    if (n == "arith.constant" && d->attr("value").kind() == Attribute::Kind::Int)
-      return polyConst(d->attr("value").getInt());
-    if (n == "arith.addi")
-      return polyAdd(of(d->operand(0)), of(d->operand(1)));
-    if (n == "arith.subi")
-      return polyAdd(of(d->operand(0)), polyScale(of(d->operand(1)), -1));
-    if (n == "arith.muli")
-      return polyMul(of(d->operand(0)), of(d->operand(1)));
-    // Widening keeps the value; narrowing is taken as exact (raise_views' i64 rule).
-    if (n == "arith.extsi" || n == "arith.trunci")
-      return of(d->operand(0));
-    return leaf(v);
-  }
-
-  // x carried by scf.for with yield x + inc (inc invariant): x = init + (iv - lb) / step * inc.
-  Poly carried(const Value *x) {
-    const Operation *f = loopOfIterArg(x);
-    if (!f || x->index == 0 || std::count(open_.begin(), open_.end(), x))
-      return leaf(x);
-    const Block &body = *f->region(0)->front();
-    const Operation *yield = body.terminator();
-    size_t i = x->index - 1;
-    if (!yield || i >= yield->numOperands() || 3 + i >= f->numOperands())
-      return leaf(x);
-    open_.push_back(x);
-    Poly inc = polyAdd(of(yield->operand(i)), polyScale(leaf(x), -1));
-    open_.pop_back();
-    memo_.erase(yield->operand(i)); // it was computed with x as a leaf
-    int64_t step;
-    if (!of(f->operand(2)).isConst(step) || step <= 0)
-      return leaf(x);
-    Poly perIter;
-    for (const auto &t : inc.terms) {
-      for (const Value *l : t.first)
-        if (l == x || inside(blockOf(l), f))
-          return leaf(x);
-      if (t.second % step != 0)
-        return leaf(x);
-      perIter.terms[t.first] = t.second / step;
-    }
-    Poly trips = polyAdd(leaf(body.arg(0)), polyScale(of(f->operand(0)), -1));
-    return polyAdd(of(f->operand(3 + i)), polyMul(trips, perIter));
-  }
-};
-
-// A text that equal polynomials share. Built with std::to_string, not a stream: the core uses
-// no iostreams on the compile path, so nothing another library in the process does to the
-// stream machinery (locales, interposed libstdc++ symbols) can reach a conversion.
-std::string polyKey(const Poly &p) {
-  std::string s;
-  for (const auto &t : p.terms) {
-    s += std::to_string(t.second);
-    for (const Value *v : t.first)
-      s += "*v" + std::to_string(v->id);
-    s += "+";
-  }
-  return s;
-}
-
-bool allLeaves(const Poly &p, const std::function<bool(const Value *)> &ok) {
-  for (const auto &t : p.terms)
-    for (const Value *v : t.first)
-      if (!ok(v))
-        return false;
-  return true;
-}
-
 int64_t pow2Part(int64_t c) {
   if (c == 0)
     return int64_t(1) << 40;
   c = c < 0 ? -c : c;
   return c & -c;
 }
-
-} // namespace
-
-Poly polyOf(const SExprPtr &e) {
-  PolyBuilder b;
-  return b.of(e);
-}
-
-namespace {
 
 class Planner {
 public:
@@ -234,7 +42,7 @@ public:
   // Builds the conditions of `plan` and decides where they are checked; false when the plan
   // can never hold.
   bool finish(IndexPlan &plan, std::vector<IndexCond> conds, std::string &why) {
-    std::vector<Poly> parts = {leaf(plan.base)};
+    std::vector<Poly> parts = {polyLeaf(plan.base)};
     parts.insert(parts.end(), plan.strides.begin(), plan.strides.end());
     parts.insert(parts.end(), plan.extents.begin(), plan.extents.end());
     if (!placeView(parts, plan.anchor, why))
@@ -257,8 +65,10 @@ public:
         break;
       }
     plan.hoisted = canHoist;
+    // Hoisted conditions are checked before the loop, which they guard only when it runs.
+    BoundProver prover(polys, loop_, !canHoist);
     for (const IndexCond &c : canHoist ? hoisted : conds) {
-      int verdict = decide(c);
+      int verdict = decide(c, prover);
       if (verdict < 0) {
         why = "the tile is never inside the view";
         return false;
@@ -346,7 +156,7 @@ public:
   }
 
 private:
-  bool invariant(const Value *v) const { return !inside(blockOf(v), &loop_); }
+  bool invariant(const Value *v) const { return !nestedIn(blockOf(v), &loop_); }
 
   // A while loop has no induction variable: its accesses' conditions are checked where they
   // are, and a coordinate that varies in it has no known reach.
@@ -402,7 +212,7 @@ private:
   }
 
   // 1: always true, -1: never, 0: unknown until run time.
-  int decide(const IndexCond &c) {
+  int decide(const IndexCond &c, BoundProver &prover) {
     if (c.div) {
       int64_t worst = int64_t(1) << 40;
       for (const auto &t : c.lhs.terms) {
@@ -417,14 +227,7 @@ private:
     int64_t k;
     if (diff.isConst(k))
       return k >= 0 ? 1 : -1;
-    for (const auto &t : diff.terms) {
-      if (t.second < 0)
-        return 0;
-      for (const Value *v : t.first)
-        if (!nonNegative(v))
-          return 0;
-    }
-    return 1;
+    return prover.nonNegative(diff) ? 1 : 0;
   }
 
   int64_t divisibility(const Value *v) const {
@@ -432,21 +235,6 @@ private:
     if (it != ctx_.intDivisibility.end())
       return std::max<int64_t>(it->second, 1);
     return 1;
-  }
-
-  bool nonNegative(const Value *v) {
-    const Operation *d = v->def;
-    if (d)
-      return d->is("tt.get_program_id") || d->is("tt.get_num_programs");
-    const Operation *f = v->ownerBlock ? v->ownerBlock->parentOp() : nullptr;
-    if (f && f->is("scf.for") && v->index == 0) {
-      Poly lb = polys.of(f->operand(0));
-      int64_t k;
-      if (lb.isConst(k))
-        return k >= 0;
-      return allLeaves(lb, [&](const Value *x) { return x != v && nonNegative(x); });
-    }
-    return false;
   }
 };
 
@@ -534,7 +322,7 @@ std::optional<IndexPlan> planIndexFromView(const ViewPlan &view, const Operation
   // A scalar `ptr + row * stride` base made inside the loop is a top-level pointer plus a row
   // offset.
   Poly offset = pl.polys.of(view.offset);
-  while (plan.base->def && plan.base->def->is("tt.addptr") && !pl.topLevel(leaf(plan.base))) {
+  while (plan.base->def && plan.base->def->is("tt.addptr") && !pl.topLevel(polyLeaf(plan.base))) {
     offset = polyAdd(offset, pl.polys.of(plan.base->def->operand(1)));
     plan.base = plan.base->def->operand(0);
   }

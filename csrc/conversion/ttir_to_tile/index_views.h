@@ -21,7 +21,9 @@
 //     dimensions of size 1 whose stride is the term's kernel arguments, with that reach.
 // The form is exact when, for every dimension, 0 <= coord, coord < E (Tile IR leaves a tile
 // wholly outside the view undefined) and B divides coord. Those conditions are proven
-// statically where the algebra allows, else checked at run time: once before the loop when
+// statically where the algebra allows (divisibility here; inequalities by index_bounds.h, from
+// the control flow around the loop: loop ranges, if and while conditions, `//`, `%` and
+// descriptors' shapes), else checked at run time: once before the loop when
 // coord = a * iv + r with a constant and r, lb, ub, step invariant in the loop (the loop is
 // versioned: the other version uses the general form), else at the access itself.
 // With IndexContext::anchorInner, base, strides and extents may also be defined inside the
@@ -40,34 +42,11 @@
 #include <string>
 #include <vector>
 
+#include "conversion/ttir_to_tile/index_poly.h"
 #include "conversion/ttir_to_tile/raise_views.h"
 #include "ir/operation.h"
 
 namespace tt {
-
-// Monomials in the order of their values' ids (creation order), not their addresses: the
-// terms of a polynomial, and so the Tile IR emitted from them, come out the same every run.
-struct MonomialOrder {
-  bool operator()(const std::vector<const Value *> &a, const std::vector<const Value *> &b) const {
-    return std::lexicographical_compare(
-        a.begin(), a.end(), b.begin(), b.end(),
-        [](const Value *x, const Value *y) { return x->id < y->id; });
-  }
-};
-
-// A polynomial over TTIR scalar values: coefficient per monomial (values sorted by id).
-struct Poly {
-  std::map<std::vector<const Value *>, int64_t, MonomialOrder> terms;
-  bool isConst(int64_t &c) const;
-};
-
-Poly polyConst(int64_t c);
-// A raise_views expression as a polynomial (integer arithmetic expanded, loop-carried scalars
-// in closed form).
-Poly polyOf(const SExprPtr &e);
-Poly polyAdd(const Poly &a, const Poly &b);
-Poly polyMul(const Poly &a, const Poly &b);
-Poly polyScale(const Poly &a, int64_t c);
 
 // `lhs <= rhs`, or `lhs % div == 0` (div a power of two).
 struct IndexCond {

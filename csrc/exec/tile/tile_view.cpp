@@ -73,7 +73,27 @@ inline bool boxSpan(const ViewAux &a, const ViewBox &b, uint64_t &lo, uint64_t &
   return true;
 }
 
+[[noreturn]] __attribute__((cold)) void throwOutside(const Inst &I, const Frame &F,
+                                                     const ViewAux &a) {
+  const int64_t *v = F.at<int64_t>(a.view);
+  std::string where;
+  for (int i = 0; i < a.rank; ++i) {
+    const int d = a.dimMap[i];
+    const int64_t k = a.idxConst[i] ? static_cast<int64_t>(a.idxValue[i])
+                                    : readIntSext(F.R + a.idx[i].off, a.idxType[i], true);
+    where += (i ? ", " : "") + std::to_string(k) + " of " +
+             (a.fused ? std::string("?") : std::to_string(v[1 + d])) + "/" +
+             std::to_string(a.tile[i]);
+  }
+  throw ExecError("view access in kernel " + *F.launch->kernelName + " at " + I.site->loc +
+                  ": a tile index outside the view's index space (index of shape/tile per "
+                  "dimension: " +
+                  where + "); Tile IR leaves it undefined");
+}
+
 void checkBox(const Inst &I, const Frame &F, const ViewAux &a, const ViewBox &b, Access kind) {
+  if (b.outside)
+    throwOutside(I, F, a);
   if (b.empty)
     return;
   uint64_t lo, hi;

@@ -6,7 +6,9 @@
 // tile whose element (j_0..j_{r-1}) is the tensor element x with x[dim_map[i]] = k_i * tile_i +
 // j_i. Lanes with some x_d outside [0, shape_d) are outside the view: loads give the padding
 // (0 when none) without reading memory, stores skip them. Since starts are >= 0, the lanes
-// inside form a box [0, hi_0) x ... x [0, hi_{r-1}) of the tile (ViewBox).
+// inside form a box [0, hi_0) x ... x [0, hi_{r-1}) of the tile (ViewBox). A tile index outside
+// the index space (k_i * tile_i >= shape) is undefined in Tile IR: an ExecError here, never the
+// padding, so a conversion that plans such an access fails on the CPU as it would on a GPU.
 #pragma once
 
 #include <array>
@@ -61,6 +63,7 @@ struct ViewBox {
   int64_t step[kMaxViewRank];
   int64_t hi[kMaxViewRank];
   bool empty, full;
+  bool outside; // a tile index outside the index space (ceil(shape / tile)): undefined in Tile IR
 };
 
 inline ViewBox viewBox(const ViewAux &a, const Frame &F) {
@@ -83,6 +86,7 @@ inline ViewBox viewBox(const ViewAux &a, const Frame &F) {
   b.base = static_cast<uint64_t>(v[0]);
   b.empty = false;
   b.full = true;
+  b.outside = false;
   for (int i = 0; i < r; ++i) {
     const int d = a.dimMap[i];
     const uint64_t k =
@@ -92,6 +96,8 @@ inline ViewBox viewBox(const ViewAux &a, const Frame &F) {
     const unsigned __int128 start = static_cast<unsigned __int128>(k) * a.tile[i] +
                                     static_cast<uint64_t>(a.strip ? F.laneBase : 0);
     const int64_t lanes = a.strip ? a.numel : a.tile[i];
+    b.outside |=
+        static_cast<unsigned __int128>(k) * a.tile[i] >= static_cast<uint64_t>(shape) || shape <= 0;
     int64_t hi = 0;
     if (shape > 0 && start < static_cast<unsigned __int128>(shape))
       hi = shape - static_cast<int64_t>(start);
