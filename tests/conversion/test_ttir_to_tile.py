@@ -307,3 +307,21 @@ def test_row_loop_indexes_a_two_dimensional_view_of_the_rows():
 
 
 
+
+
+def test_descriptor_shape_is_asserted_for_the_cpu_only():
+    """The JIT's option mapping: a CPU conversion asserts an in-kernel descriptor's shape is
+    non-negative (the CPU executors check the contract); a GPU target's does not (tileiras
+    serialized a K loop's MMAs in a kernel with an assert), as for its 16-byte rule."""
+    from triton_tile.compiler import tile_stage
+
+    class Options:
+        occupancy, num_ctas, num_stages, num_warps, enable_fp_fusion = None, 1, 3, 4, True
+
+    src = open(__file__.replace("conversion/test_ttir_to_tile.py", "golden/conversion/descriptors/"
+                                "in_kernel_descriptor_asserts_its_shape_is_not_negative.ttir")).read()
+    ttir = C.parse_ttir(src, "d.ttir")
+    cpu = C.print_tile(tile_stage.convert(ttir, "k", Options()).module)
+    gpu = C.print_tile(tile_stage.convert(ttir, "k", Options(), arch="sm_90").module)
+    assert cpu.count("assert ") == 1 and "shape[0] is negative" in cpu
+    assert "assert " not in gpu

@@ -86,6 +86,9 @@ def tile_options(options, alias_classes=(), arch=None, ttir_text: str = "",
     o.worker_warps_auto = knobs.worker_warps == "auto"
     o.guard_views = knobs.view_guards
     o.version_loops = knobs.version_loops
+    # The CPU executors check the contracts a GPU compile relies on (a descriptor's shape >= 0)
+    # with asserts in the kernel; a GPU kernel with an assert had its MMAs serialized.
+    o.check_contracts = not arch
     o.alias_classes = [list(c) for c in alias_classes]
     # GPU targets contract a * b + c into one fma, as stock Triton's LLVM does
     # (enable_fp_fusion, TRITON_DEFAULT_FP_FUSION): their results then match stock Triton's

@@ -608,11 +608,14 @@ bool Converter::box(const Operation &o, Box &a) {
 
 // A descriptor's shape is never negative (a TMA map's contract; NVIDIA's backend states it of
 // host descriptors as `assume bounded<0, ?>`): the tile-index planner proves views' conditions
-// with it (index_bounds.h). An in-kernel descriptor asserts it where it is made, on the GPU and
-// on the CPU Tile executor alike, as the TTIR path does in lower-block-pointers: an assume
-// would hold on paths where no descriptor is made, and its unused result would be dropped. The
-// descriptor itself emits nothing else: each access reads it.
+// with it (index_bounds.h). For the CPU Tile executor (TileOptions::checkContracts) the
+// descriptor asserts it where it is made, as the TTIR path does in lower-block-pointers; a GPU
+// relies on it unchecked, as on its 16-byte rule (an assume would hold on paths where no
+// descriptor is made, and its unused result would be dropped). The descriptor itself emits
+// nothing else: each access reads it.
 void Converter::makeTensorDescriptor(const Operation &o) {
+  if (!opts_.checkContracts)
+    return;
   size_t rank = (o.numOperands() - 1) / 2;
   int64_t c;
   for (size_t d = 0; d < rank; ++d) {
