@@ -477,6 +477,19 @@ def test_hints_are_accepted(rng):
     assert_equal(z, x * 3)
 
 
+@pytest.mark.cpu_only("the CPU executors check the promise; a GPU compile relies on it unchecked")
+def test_a_tl_assume_that_does_not_hold_stops_the_kernel(rng):
+    """tl.assume is a promise a GPU compile builds on (the Tile path's view planner proves tile
+    indices in range with it): n = 0 breaks `n > 0`, and both CPU paths stop with an
+    AssertionError naming the line, before the store."""
+    x = numpy_random(256, "int32", rng, low=-1000, high=1000)
+    z = poisoned(256, "int32")
+    with pytest.raises(AssertionError, match=r"test_memory\.py:\d+:\d+: .*tl\.assume's condition "
+                                             r"does not hold"):
+        _hints_kernel[(1,)](x, z, 0, BLOCK=256)
+    assert_equal(z, poisoned(256, "int32"))
+
+
 @triton.jit
 def _multiple_of_kernel(SIZES, X, Z, BLOCK: tl.constexpr):
     n = tl.multiple_of(tl.load(SIZES + tl.program_id(0)), 16)

@@ -563,7 +563,14 @@ const std::unordered_map<std::string, Converter::Handler> &Converter::handlers()
     t["tt.assert"] = [](C &c, O o) {
       c.make("assert", {c.get(o.operand(0))}, {}, {{"message", o.attr("message")}});
     };
-    t["llvm.intr.assume"] = [](C &, O) {}; // a hint; Tile IR's assume takes other forms
+    // tl.assume: a hint to the GPU (index_bounds.h takes its facts; Tile IR's assume takes other
+    // forms), checked by the CPU Tile executor as the TTIR executor checks it.
+    t["llvm.intr.assume"] = [](C &c, O o) {
+      if (c.checksContracts())
+        c.make("assert", {c.get(o.operand(0))}, {},
+               {{"message", Attribute::string("tl.assume's condition does not hold (a GPU "
+                                              "compile relies on it)")}});
+    };
     t["gpu.barrier"] = [](C &c, O) {
       c.make("join_tokens", {c.make1("make_token", {}, Type::token())}, {Type::token()},
              {{"fence", Attribute::unit()}});

@@ -169,6 +169,8 @@ void BoundProver::addRegionFacts(const Operation &loop, bool inBody) {
     for (const auto &op : blk->ops()) {
       if (op.get() == child)
         break;
+      if (op->is("llvm.intr.assume")) // tl.assume(cond)
+        addConditionFacts(op->operand(0), {}, nullptr);
       if (op->is("tt.make_tensor_descriptor")) { // base, shape..., strides...
         size_t rank = (op->numOperands() - 1) / 2;
         for (size_t i = 0; i < rank; ++i)

@@ -11,7 +11,9 @@
 //     (`cmpi slt/sle/sgt/sge/eq`, through `andi`) of its condition, a while's before-region
 //     arguments renamed to the after-region's by the values scf.condition forwards;
 //   - a tl.make_tensor_descriptor that dominates the point: its shape is >= 0 (the descriptor's
-//     contract, as for a TMA map: the executors check it, convert_memory.cpp);
+//     contract, as for a TMA map: the CPU executors check it, convert_memory.cpp);
+//   - a tl.assume(cond) that dominates the point (llvm.intr.assume): its order tests, as above
+//     (the user's contract: the CPU executors check it too);
 //   - Fourier-Motzkin: c1 x >= L and c2 x <= U give c1 U - c2 L >= 0;
 //   - a product of values each >= 0 that is >= 1 has every factor >= 1.
 // Bounds of a leaf x (c x >= L or c x <= U, c > 0, L and U over values created before x):

@@ -7,9 +7,12 @@
 //    their dimension; the lines of one print op are written under a lock and flushed;
 //  - tt.assert throws DeviceAssertError at the first false element (lane index and program id
 //    in the message);
-//  - llvm.intr.assume and gpu.barrier have no effect (one CPU program runs its tile as a whole,
-//    so a barrier within a program is already satisfied); constants live in the arena's
-//    constant prefix (compiler.cpp).
+//  - llvm.intr.assume (tl.assume) is checked as tt.assert is: a GPU compile relies on it (the
+//    Tile path's view planner proves tile indices in range with it), so a condition that does
+//    not hold stops the kernel here instead of running correctly on the CPU only;
+//  - gpu.barrier has no effect (one CPU program runs its tile as a whole, so a barrier within a
+//    program is already satisfied); constants live in the arena's constant prefix
+//    (compiler.cpp).
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
@@ -203,8 +206,12 @@ void emitAssertAs(Compiler &c, const Operation &op, const Value *cond, const std
 
 bool emitMisc(Compiler &c, const Operation &op) {
   const std::string &name = op.name();
-  if (name == "arith.constant" || name == "llvm.intr.assume" || name == "gpu.barrier")
+  if (name == "arith.constant" || name == "gpu.barrier")
     return true;
+  if (name == "llvm.intr.assume") {
+    emitAssertAs(c, op, op.operand(0), kAssumeMessage);
+    return true;
+  }
   if (name == "tt.get_program_id" || name == "tt.get_num_programs") {
     int64_t axis = op.intAttr("axis", 0);
     if (axis < 0 || axis > 2)
