@@ -98,9 +98,11 @@ def grouped_matmul_desc_kernel(A_PTRS, B_PTRS, C_PTRS, SIZES, LDS, GROUP_SIZE,
     Descriptors need 16-byte aligned addresses and leading dimensions (multiples of 8 fp16
     elements); a GPU launch by stock Triton needs triton.set_allocator for them. On the Tile
     path the K loop's loads and the tile store index one view per descriptor, made where it is
-    made, once per problem (TRITON_TILE_ANCHORED_VIEWS): 510.6 TFLOP/s at 128x128x64, 132
-    programs and 4 stages on an H200, where stock Triton ran 572.9 (benchmarks/RESULTS.md,
-    2026-11-29); a view at each box's corner ran 21.8 on an H100."""
+    made, once per problem (TRITON_TILE_ANCHORED_VIEWS), and the K loop has one version: its
+    tile coordinates are proven in range from the while condition (index_bounds.h). 560.1
+    TFLOP/s at 128x128x64, 132 programs and 4 stages on an H200, where stock Triton ran 571-592
+    at its best and torch 656-671 (benchmarks/RESULTS.md, 2026-11-29); a view at each box's
+    corner ran 21.8 on an H100."""
     tile = tl.program_id(0)
     first = 0
     for g in range(GROUP_SIZE):

