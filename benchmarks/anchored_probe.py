@@ -26,7 +26,8 @@ import gpu_bench as gb  # noqa: E402
 _GROUPED = [dict(BLOCK_M=m, BLOCK_N=n, BLOCK_K=k, NUM_PROGRAMS=p, num_warps=w, num_stages=s)
             for m, n, k, p, w, s in ((128, 128, 32, 132, 4, 3), (128, 128, 64, 264, 8, 3),
                                      (64, 128, 32, 264, 4, 4), (128, 256, 64, 132, 8, 3),
-                                     (128, 128, 64, 132, 8, 4))]
+                                     (128, 128, 64, 132, 8, 4), (128, 256, 64, 132, 8, 4),
+                                     (256, 128, 64, 132, 8, 3), (128, 256, 32, 132, 8, 4))]
 _ATTENTION = [dict(BLOCK_M1=m1, BLOCK_N1=n1, NUM_PROGRAMS=132, num_warps=8, num_stages=3)
               for m1, n1 in ((64, 128), (64, 64), (32, 64))]
 

@@ -622,7 +622,13 @@ TILE_ONLY = {"stencil fp32": _STENCIL_TILE, "matmul TMA fp16": _DESC_TILE + _DES
              "attention bwd atomic fp16": _ATTN_BWD_ATOMIC_TILE, "softmax fp16": _NORM_TILE,
              "attention bwd atomic persistent fp16": [
                  dict(m, NUM_PROGRAMS=132, occupancy=1) for m in _ATTN_BWD_ATOMIC_TILE[:1]],
-             "softmax bf16": _NORM_TILE, "layer norm fp16": _NORM_TILE}
+             "softmax bf16": _NORM_TILE, "layer norm fp16": _NORM_TILE,
+             # 128x256x64 at 4 stages, one CTA per SM: the descriptor kernel's best once its K
+             # loop has one version (627.7 TFLOP/s against 561.7 at 128x128x64, H200,
+             # 2026-11-29); stock Triton needs 262 KiB of shared memory for it and cannot run it
+             "grouped gemm desc fp16": [dict(BLOCK_M=128, BLOCK_N=256, BLOCK_K=64,
+                                             NUM_PROGRAMS=132, num_warps=8, num_stages=4,
+                                             occupancy=1)]}
 _NORM = [dict(num_warps=w, num_stages=st) for w in (4, 8, 16) for st in (1, 2, 3)]
 STOCK_ONLY = {"softmax fp16": _NORM, "softmax bf16": _NORM, "layer norm fp16": _NORM,
               "matmul TMA fp16": [dict(num_warps=4, num_stages=4), dict(num_stages=4)],

@@ -100,9 +100,9 @@ def grouped_matmul_desc_kernel(A_PTRS, B_PTRS, C_PTRS, SIZES, LDS, GROUP_SIZE,
     path the K loop's loads and the tile store index one view per descriptor, made where it is
     made, once per problem (TRITON_TILE_ANCHORED_VIEWS), and the K loop has one version: its
     tile coordinates are proven in range from the while condition (index_bounds.h). 560.1
-    TFLOP/s at 128x128x64, 132 programs and 4 stages on an H200, where stock Triton ran 571-592
-    at its best and torch 656-671 (benchmarks/RESULTS.md, 2026-11-29); a view at each box's
-    corner ran 21.8 on an H100."""
+    TFLOP/s at 128x128x64, 132 programs and 4 stages on an H200, 627.7 at 128x256x64 and 4
+    stages (occupancy 1), where stock Triton ran 571-624 at its best and torch 646-671
+    (benchmarks/RESULTS.md, 2026-11-29); a view at each box's corner ran 21.8 on an H100."""
     tile = tl.program_id(0)
     first = 0
     for g in range(GROUP_SIZE):
