@@ -85,7 +85,8 @@ void BoundProver::addConditionFacts(const Value *cond, const Rename &rename,
     addConditionFacts(d->operand(1), rename, scope);
     return;
   }
-  if (!d->is("arith.cmpi") || !d->operand(0)->type.isInt())
+  // (booleans compared as integers are not sizes: an i1's constant true may read as -1)
+  if (!d->is("arith.cmpi") || !d->operand(0)->type.isInt() || d->operand(0)->type.intWidth() < 8)
     return;
   // Renames a while's before-region arguments; a fact on another value of that region (`scope`)
   // does not hold after it.
