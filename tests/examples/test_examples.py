@@ -109,13 +109,17 @@ def test_fused_attention_bwd_atomic(causal, z, h, n_ctx, d, blocks, rng):
 
 
 @pytest.mark.cpu_only("the pointer tables hold host addresses")
+@pytest.mark.parametrize("anchored", ["desc", "all"])
 @pytest.mark.parametrize("even", [False, True])
 @pytest.mark.parametrize("num_programs, blocks", [
     (5, {}), (1, {}), (64, {}), (3, dict(block_m=16, block_n=32, block_k=16))])
-def test_grouped_gemm(even, num_programs, blocks, rng):
+def test_grouped_gemm(even, num_programs, blocks, anchored, rng, monkeypatch):
     """Problems of different sizes in one persistent launch (fewer programs than tiles, one
     program, more programs than tiles): odd sizes, or whole tiles (the EVEN kernel: no masks,
-    alignment hints); outputs start as NaN."""
+    alignment hints); outputs start as NaN. On the Tile path the K loop's loads use a view per
+    access (desc: only descriptors' views are made where their tensor is), or (all) one view
+    per tile whose base is the tile's corner (index_views.h)."""
+    monkeypatch.setenv("TRITON_TILE_ANCHORED_VIEWS", anchored)
     mod = load("grouped_gemm")
     problems = mod.EVEN_PROBLEMS if even else mod.PROBLEMS
     seed = int(rng.integers(1 << 31))

@@ -86,6 +86,8 @@ Value *Converter::indexView(const IndexPlan &p, Type elem, Padding pad) {
     dims[d].narrow = strideIsNarrowed(p.strides[d]);
   }
   Value *base = get(p.base);
+  if (!p.baseOffset.isConst(c) || c != 0)
+    base = make1("offset", {base, emitPoly(p.baseOffset)}, base->type);
   if (p.baseAlign > 1) // (a descriptor made from a loaded address has no other alignment fact)
     base =
         make1("assume", {base}, base->type, {{"div_by", Attribute::integer(p.baseAlign, i64())}});

@@ -40,11 +40,24 @@ public:
   }
 
   // Builds the conditions of `plan` and decides where they are checked; false when the plan
-  // can never hold.
-  bool finish(IndexPlan &plan, std::vector<IndexCond> conds, std::string &why) {
+  // can never hold. A view made inside the kernel takes the coordinates of the `foldable`
+  // dimensions (unmasked, invariant in the loop) into its base (index_views.h).
+  bool finish(IndexPlan &plan, std::vector<IndexCond> conds, std::string &why,
+              const std::vector<bool> &foldable = {}) {
     std::vector<Poly> parts = {polyLeaf(plan.base)};
     parts.insert(parts.end(), plan.strides.begin(), plan.strides.end());
     parts.insert(parts.end(), plan.extents.begin(), plan.extents.end());
+    bool topView =
+        std::all_of(parts.begin(), parts.end(), [&](const Poly &p) { return topLevel(p); });
+    if (ctx_.anchorInner && !topView)
+      for (size_t d = 0; d < foldable.size(); ++d)
+        if (foldable[d]) {
+          plan.baseOffset = polyAdd(plan.baseOffset, polyMul(plan.coords[d], plan.strides[d]));
+          plan.coords[d] = Poly{};
+          plan.extents[d] = polyConst(plan.tile[d]);
+          parts[1 + plan.strides.size() + d] = plan.extents[d];
+        }
+    parts.push_back(plan.baseOffset);
     if (!placeView(parts, plan.anchor, why))
       return false;
     for (size_t d = 0; d < plan.tile.size(); ++d) {
@@ -76,7 +89,7 @@ public:
       if (verdict == 0)
         plan.conds.push_back(c);
     }
-    std::string key = "v" + std::to_string(plan.base->id);
+    std::string key = "v" + std::to_string(plan.base->id) + "+" + polyKey(plan.baseOffset);
     for (size_t d = 0; d < plan.tile.size(); ++d)
       key += "|" + std::to_string(plan.tile[d]) + ":" + polyKey(plan.strides[d]) + ":" +
              polyKey(plan.extents[d]);
@@ -138,9 +151,11 @@ private:
 
 public:
   // An extent that every coordinate `o` the loop reaches stays below, less B: o + B when o is
-  // a top-level value, a * (ub - 1) + r + B when o = a * iv + r (a > 0).
-  bool reachExtent(const Poly &o, int64_t b, Poly &e) {
-    if (available(o)) {
+  // invariant in the loop (`invariant` set: the coordinate may be folded into the base), a *
+  // (ub - 1) + r + B when o = a * iv + r (a > 0).
+  bool reachExtent(const Poly &o, int64_t b, Poly &e, bool &invariant) {
+    invariant = available(o);
+    if (invariant) {
       e = polyAdd(o, polyConst(b));
       return true;
     }
@@ -338,10 +353,12 @@ std::optional<IndexPlan> planIndexFromView(const ViewPlan &view, const Operation
     conds.push_back({pl.polys.of(view.conditions[i].first), c, 0});
     conds.push_back({pl.polys.of(view.conditions[i + 1].first), wraps.back().second, 0});
   }
+  std::vector<bool> foldable(rank, false);
   for (size_t d = 0; d < rank; ++d) {
     const Poly &o = plan.coords[d];
     int64_t k;
     Poly e;
+    bool invariant = false;
     if (plan.tile[d] == 1) {
       e = polyConst(1);
     } else if (view.extents[d]) {
@@ -355,10 +372,11 @@ std::optional<IndexPlan> planIndexFromView(const ViewPlan &view, const Operation
           e = w.second;
           found = true;
         }
-      if (!found && !pl.reachExtent(o, plan.tile[d], e)) {
+      if (!found && !pl.reachExtent(o, plan.tile[d], e, invariant)) {
         why = "dimension " + std::to_string(d) + " is unmasked and its reach is unknown";
         return std::nullopt;
       }
+      foldable[d] = !found && invariant;
     }
     plan.extents.push_back(e);
   }
@@ -379,16 +397,18 @@ std::optional<IndexPlan> planIndexFromView(const ViewPlan &view, const Operation
   for (const auto &ph : phantoms) {
     Poly e, s;
     s.terms[ph.first] = 1;
-    if (!pl.reachExtent(ph.second, 1, e)) {
+    bool invariant = false;
+    if (!pl.reachExtent(ph.second, 1, e, invariant)) {
       why = "a row offset's reach is unknown";
       return std::nullopt;
     }
+    foldable.insert(foldable.begin(), invariant);
     plan.tile.insert(plan.tile.begin(), 1);
     plan.strides.insert(plan.strides.begin(), s);
     plan.coords.insert(plan.coords.begin(), ph.second);
     plan.extents.insert(plan.extents.begin(), e);
   }
-  if (!pl.finish(plan, conds, why))
+  if (!pl.finish(plan, conds, why, foldable))
     return std::nullopt;
   return plan;
 }

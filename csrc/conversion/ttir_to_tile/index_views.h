@@ -17,6 +17,16 @@
 //   - wrapped (`(c + arange) % m`): E = m, under raise_views' condition that it cannot wrap;
 //   - unmasked: E = coord + B when coord is a top-level value, a * (ub - 1) + r + B when
 //     coord = a * iv + r: every coordinate the loop reaches (the program reads the whole tile);
+//     in a view made inside the kernel (IndexPlan::anchor, below) a coordinate invariant in the
+//     loop is folded into the base instead (IndexPlan::baseOffset): the program reads rows
+//     [coord, coord + B), so the view starting at coord with extent B reads the same memory at
+//     index 0, and needs no 0 <= coord (a grouped GEMM's tile row comes from sizes loaded from
+//     memory, about which nothing is known). That also keeps the extent static: tileiras 13.4
+//     reads an in-kernel view whose extents are all computed i64 values (neither constant nor
+//     i32 values) with plain loads, no TMA (sm_90 SASS of the grouped GEMM: 137 LDG and no
+//     UTMALDG; with one extent static, 3 UTMALDG and 14 LDG). A top-level view is not folded:
+//     its map is built on the host from kernel arguments, a per-program base would move it
+//     into the kernel;
 //   - offset terms no dimension takes (`row * stride` in a 1-D access) become leading
 //     dimensions of size 1 whose stride is the term's kernel arguments, with that reach.
 // The form is exact when, for every dimension, 0 <= coord, coord < E (Tile IR leaves a tile
@@ -56,6 +66,7 @@ struct IndexCond {
 
 struct IndexPlan {
   const Value *base = nullptr; // scalar pointer, top level
+  Poly baseOffset;             // elements added to base where the view is made (folded coords)
   std::vector<Poly> strides;   // top level
   std::vector<Poly> extents;   // top level
   std::vector<Poly> coords;    // element coordinates, at the access
