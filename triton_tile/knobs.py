@@ -173,11 +173,11 @@ class Knobs(types.ModuleType):
     index_views = _Env("TRITON_TILE_INDEX_VIEWS", _parse_bool, True,
                        "accesses in loops index one view made once per tensor (0: a view per "
                        "access; for comparisons)", changes_code=True)
-    anchored_views = _Env("TRITON_TILE_ANCHORED_VIEWS", _choice("desc", "all", "off"), "desc",
+    anchored_views = _Env("TRITON_TILE_ANCHORED_VIEWS", _choice("desc", "all", "off"), "all",
                           "accesses in loops over a tensor made inside the kernel's control "
                           "flow index one view made where it is made, not a view per access: "
-                          "desc = descriptors (a grouped GEMM's, per problem), all = pointers "
-                          "too (measured slower), off = never", changes_code=True)
+                          "all = descriptors and pointers (a grouped GEMM's, per problem or "
+                          "tile), desc = descriptors only, off = never", changes_code=True)
     allow_tma = _Env("TRITON_TILE_ALLOW_TMA", _parse_bool, True,
                      "0: view accesses carry allow_tma=false (tileiras uses no TMA; for "
                      "comparisons)", changes_code=True)

@@ -34,12 +34,12 @@ struct TileOptions {
   bool indexViews = true;
   // Tensors whose base, strides or shape are defined inside the kernel's control flow get
   // their tile-index view where those are defined (index_views.h, IndexContext::anchorInner):
-  // 1 (default) for descriptors, 2 also for pointers, 0 never (a view per access);
-  // TRITON_TILE_ANCHORED_VIEWS. On an H100 (tileiras 13.4) the grouped GEMM's descriptors,
-  // made once per problem, ran 6.5x faster so (21.8 -> 142.0 TFLOP/s at 128x128x64); its
-  // pointer form, whose addresses it reads per tile, ran 3-7x slower (60.6 -> 8.6 at
-  // 128x128x32) and is left per access (benchmarks/anchored_probe.py, RESULTS.md 2026-11-27).
-  int anchoredViews = 1;
+  // 2 (default) for descriptors and pointers, 1 for descriptors only, 0 never (a view per
+  // access); TRITON_TILE_ANCHORED_VIEWS. On an H100 (tileiras 13.4) the grouped GEMM's
+  // descriptors, made once per problem, ran 6.5x faster so (21.8 -> 142.0 TFLOP/s at
+  // 128x128x64); its pointer form, with the tile's row folded into the view's base, 2.9x (H200:
+  // 189.4 -> 547.8 at 128x128x64; benchmarks/anchored_probe.py, RESULTS.md 2026-11-29).
+  int anchoredViews = 2;
   // One-dimensional tiles inside loops become views too (off: gathers, measured faster there;
   // TRITON_TILE_RAISE_VIEWS=all).
   bool loopVectorViews = false;
