@@ -9,10 +9,8 @@
 //   - a block-pointer access checks the dimensions in `boundaryCheck`, a descriptor access
 //     every dimension: 0 <= offset_d + i_d < shape_d; lanes outside read the padding (zero, or
 //     NaN for padding = 2) and are not written;
-//   - a descriptor load whose result drops unit dimensions of the block is reshaped;
-//   - a tt.make_tensor_descriptor asserts that its shape is not negative (the descriptor's
-//     contract, which the Tile path's planner relies on: index_bounds.h), so both CPU paths stop
-//     on such a shape instead of reading zeros.
+//   - a descriptor load whose result drops unit dimensions of the block is reshaped (a
+//     negative shape is assert-contracts' to stop, before this pass).
 // Known limits: an access whose pointer or descriptor comes from anything else (a loop
 // argument the expansion could not rewrite, an scf.if result) is left alone and the executor
 // reports it unsupported.
@@ -155,39 +153,10 @@ bool describe(const Operation &op, Access &a) {
   return false;
 }
 
-// tt.assert(shape_d >= 0) before the descriptor, for each shape that is not a constant.
-void assertShapeNonNegative(Operation *md) {
-  Builder b(md->parentBlock());
-  b.setInsertionPointBefore(md);
-  b.setLoc(md->loc());
-  size_t rank = (md->numOperands() - 1) / 2;
-  int64_t c;
-  for (size_t d = 0; d < rank; ++d) {
-    Value *s = md->operand(1 + d);
-    if (constantInt(s, c))
-      continue;
-    Value *ok = b.create("arith.cmpi", {s, b.constInt(0, s->type)}, {Type::integer(1)},
-                         {{"predicate", Attribute::integer(5, Type::integer(64))}}) // sge
-                    ->result(0);
-    b.create(
-        "tt.assert", {ok}, {},
-        {{"message", Attribute::string("tl.make_tensor_descriptor: shape[" + std::to_string(d) +
-                                       "] is negative (a descriptor's shape is never "
-                                       "negative, as a TMA map's)")}});
-  }
-}
-
 } // namespace
 
 void lowerBlockPointers(Module &m) {
   for (Operation *func : m.funcs()) {
-    std::vector<Operation *> descriptors;
-    func->walk([&](Operation *op) {
-      if (op->is("tt.make_tensor_descriptor"))
-        descriptors.push_back(op);
-    });
-    for (Operation *md : descriptors)
-      assertShapeNonNegative(md);
     std::vector<Operation *> accesses;
     func->walk([&](Operation *op) {
       if (op->is("tt.load") || op->is("tt.store") || op->is("tt.descriptor_load") ||

@@ -16,7 +16,8 @@ void eliminateDeadCode(Module &m);             // dce.cpp
 void scalarizeLoopPointers(Module &m);         // loop_pointers.cpp (Tile pipeline)
 void expandBlockPointerLoops(Module &m);       // block_pointer_loops.cpp
 void lowerBlockPointers(Module &m);            // lower_block_pointers.cpp (TTIR path)
-void hoistLoopInvariants(Module &m);           // licm.cpp (TTIR path)
+void assertContracts(Module &m);     // assert_contracts.cpp (CPU targets): GPU contracts as asserts
+void hoistLoopInvariants(Module &m); // licm.cpp (TTIR path)
 // insert_memory_tokens.cpp (Tile IR): thread tokens so that accesses that may alias stay in
 // program order.
 void insertMemoryTokens(Module &m, const std::vector<std::vector<int>> &aliasClasses = {});
@@ -29,9 +30,9 @@ struct PassContext {
 };
 
 // Runs the named passes in order ("inline", "canonicalize", "cse", "dce",
-// "scalarize-loop-pointers", "expand-block-pointer-loops", "lower-block-pointers", "licm",
-// "insert-memory-tokens", "fuse-fma"), verifying the module after each; throws
-// std::invalid_argument for an unknown name.
+// "scalarize-loop-pointers", "expand-block-pointer-loops", "lower-block-pointers",
+// "assert-contracts", "licm", "insert-memory-tokens", "fuse-fma"), verifying the module after each;
+// throws std::invalid_argument for an unknown name.
 void runPasses(Module &m, const std::vector<std::string> &names, const PassContext &ctx = {});
 
 // Helpers shared by passes.

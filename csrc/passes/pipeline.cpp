@@ -21,6 +21,8 @@ void runPasses(Module &m, const std::vector<std::string> &names, const PassConte
       expandBlockPointerLoops(m);
     else if (n == "lower-block-pointers")
       lowerBlockPointers(m);
+    else if (n == "assert-contracts")
+      assertContracts(m);
     else if (n == "licm")
       hoistLoopInvariants(m);
     else if (n == "insert-memory-tokens")

@@ -1,4 +1,5 @@
 list(APPEND TT_CORE_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/assert_contracts.cpp
   ${CMAKE_CURRENT_LIST_DIR}/block_pointer_loops.cpp
   ${CMAKE_CURRENT_LIST_DIR}/canonicalize.cpp
   ${CMAKE_CURRENT_LIST_DIR}/covered_reads.cpp

@@ -53,7 +53,6 @@ void bindTile(py::module_ &m) {
       .def_readwrite("guard_views", &TileOptions::guardViews)
       .def_readwrite("version_loops", &TileOptions::versionLoops)
       .def_readwrite("launch_guards", &TileOptions::launchGuards)
-      .def_readwrite("check_contracts", &TileOptions::checkContracts)
       .def_readwrite("alias_classes", &TileOptions::aliasClasses)
       .def_readwrite("passes", &TileOptions::passes);
 

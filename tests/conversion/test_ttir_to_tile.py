@@ -310,9 +310,10 @@ def test_row_loop_indexes_a_two_dimensional_view_of_the_rows():
 
 
 def test_descriptor_shape_is_asserted_for_the_cpu_only():
-    """The JIT's option mapping: a CPU conversion asserts an in-kernel descriptor's shape is
-    non-negative (the CPU executors check the contract); a GPU target's does not (tileiras
-    serialized a K loop's MMAs in a kernel with an assert), as for its 16-byte rule."""
+    """The JIT's pipelines: a CPU conversion runs assert-contracts, so an in-kernel
+    descriptor's shape is asserted non-negative (the CPU executors check the contract); a GPU
+    target's does not (tileiras serialized a K loop's MMAs in a kernel with an assert), as for
+    its 16-byte rule."""
     from triton_tile.compiler import tile_stage
 
     class Options:

@@ -21,9 +21,10 @@ TTIR_PASSES = ["inline", "canonicalize", "cse", "dce"]
 # pointer tiles (the Tile path turns the same accesses into views instead: tile_stage.py).
 # licm hoists the invariant parts of the pointer and mask tiles a loop recomputes (each op is a
 # pass over a tile there); the Tile path's view analysis reads the loop as written, so its
-# pipeline leaves the loop alone.
-PTX_PASSES = ["expand-block-pointer-loops", "lower-block-pointers", "canonicalize", "cse", "licm",
-              "cse", "dce"]
+# pipeline leaves the loop alone. This path runs on the CPU only (a GPU's PTX-style path is
+# stock Triton), so it asserts the contracts a GPU compile relies on (assert-contracts).
+PTX_PASSES = ["assert-contracts", "expand-block-pointer-loops", "lower-block-pointers",
+              "canonicalize", "cse", "licm", "cse", "dce"]
 
 
 class Specialization(NamedTuple):

@@ -546,9 +546,10 @@ const std::unordered_map<std::string, Converter::Handler> &Converter::handlers()
     t["tt.atomic_rmw"] = [](C &c, O o) { c.atomicRmw(o); };
     t["tt.atomic_cas"] = [](C &c, O o) { c.atomicCas(o); };
     t["tt.dot"] = [](C &c, O o) { c.dot(o); };
-    // Block pointers emit nothing themselves: each access reads them.
+    // Block pointers and descriptors emit nothing themselves: each access reads them (a
+    // descriptor's shape >= 0 is a contract: asserted by assert-contracts for CPU targets).
     t["tt.make_tensor_ptr"] = [](C &, O) {};
-    t["tt.make_tensor_descriptor"] = [](C &c, O o) { c.makeTensorDescriptor(o); };
+    t["tt.make_tensor_descriptor"] = [](C &, O) {};
     t["tt.advance"] = [](C &, O) {
       throw Unsupported{"tt.advance must be folded by expand-block-pointer-loops first"};
     };
@@ -564,13 +565,8 @@ const std::unordered_map<std::string, Converter::Handler> &Converter::handlers()
       c.make("assert", {c.get(o.operand(0))}, {}, {{"message", o.attr("message")}});
     };
     // tl.assume: a hint to the GPU (index_bounds.h takes its facts; Tile IR's assume takes other
-    // forms), checked by the CPU Tile executor as the TTIR executor checks it.
-    t["llvm.intr.assume"] = [](C &c, O o) {
-      if (c.checksContracts())
-        c.make("assert", {c.get(o.operand(0))}, {},
-               {{"message", Attribute::string("tl.assume's condition does not hold (a GPU "
-                                              "compile relies on it)")}});
-    };
+    // forms; assert-contracts checks it for CPU targets).
+    t["llvm.intr.assume"] = [](C &, O) {};
     t["gpu.barrier"] = [](C &c, O) {
       c.make("join_tokens", {c.make1("make_token", {}, Type::token())}, {Type::token()},
              {{"fence", Attribute::unit()}});

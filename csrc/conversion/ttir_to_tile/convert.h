@@ -76,12 +76,6 @@ struct TileOptions {
   // an empty other version, and the conversion returns the guard (launch_guard.h); the caller
   // also converts without it for launches where the guard fails.
   bool launchGuards = false;
-  // CPU targets: contracts a GPU compile relies on unchecked are asserted in the kernel, so the
-  // CPU executors stop where they fail (an in-kernel descriptor's shape is non-negative:
-  // Converter::makeTensorDescriptor). Off for GPU targets: in a kernel with an assert tileiras
-  // 13.4 waits for each MMA of a K loop (WARPGROUP.DEPBAR after every HGMMA of the grouped
-  // GEMM: 454.8 against 560.1 TFLOP/s without the asserts, on an H200, 2026-11-29).
-  bool checkContracts = true;
   // Pointer arguments known at launch to alias (same address); each inner vector is one class
   // of argument indices. Accesses through one class are ordered as one buffer.
   std::vector<std::vector<int>> aliasClasses;

@@ -606,29 +606,6 @@ bool Converter::box(const Operation &o, Box &a) {
   return true;
 }
 
-// A descriptor's shape is never negative (a TMA map's contract; NVIDIA's backend states it of
-// host descriptors as `assume bounded<0, ?>`): the tile-index planner proves views' conditions
-// with it (index_bounds.h). For the CPU Tile executor (TileOptions::checkContracts) the
-// descriptor asserts it where it is made, as the TTIR path does in lower-block-pointers; a GPU
-// relies on it unchecked, as on its 16-byte rule (an assume would hold on paths where no
-// descriptor is made, and its unused result would be dropped). The descriptor itself emits
-// nothing else: each access reads it.
-void Converter::makeTensorDescriptor(const Operation &o) {
-  if (!opts_.checkContracts)
-    return;
-  size_t rank = (o.numOperands() - 1) / 2;
-  int64_t c;
-  for (size_t d = 0; d < rank; ++d) {
-    if (constantInt(o.operand(1 + d), c) && c >= 0)
-      continue;
-    Value *s = get(o.operand(1 + d));
-    make("assert", {cmp64(s, constInt(0, s->type), tile::kGe)}, {},
-         {{"message", Attribute::string("tl.make_tensor_descriptor: shape[" + std::to_string(d) +
-                                        "] is negative (a descriptor's shape is never negative, "
-                                        "as a TMA map's)")}});
-  }
-}
-
 Converter::Box Converter::boxOf(const Operation &o) {
   Box bx;
   if (!box(o, bx))

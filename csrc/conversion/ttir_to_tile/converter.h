@@ -321,8 +321,6 @@ private:
   }
 
   void store(const Operation &o);
-  void makeTensorDescriptor(const Operation &o);
-  bool checksContracts() const { return opts_.checkContracts; }
 
   static bool isBoxAccess(const Operation &o) {
     return o.is("tt.descriptor_load") || o.is("tt.descriptor_store") ||

@@ -7,9 +7,8 @@
 //    their dimension; the lines of one print op are written under a lock and flushed;
 //  - tt.assert throws DeviceAssertError at the first false element (lane index and program id
 //    in the message);
-//  - llvm.intr.assume (tl.assume) is checked as tt.assert is: a GPU compile relies on it (the
-//    Tile path's view planner proves tile indices in range with it), so a condition that does
-//    not hold stops the kernel here instead of running correctly on the CPU only;
+//  - llvm.intr.assume (tl.assume) has no effect here: the assert-contracts pass put a tt.assert
+//    of its condition before it (a GPU compile relies on it);
 //  - gpu.barrier has no effect (one CPU program runs its tile as a whole, so a barrier within a
 //    program is already satisfied); constants live in the arena's constant prefix
 //    (compiler.cpp).
@@ -206,12 +205,8 @@ void emitAssertAs(Compiler &c, const Operation &op, const Value *cond, const std
 
 bool emitMisc(Compiler &c, const Operation &op) {
   const std::string &name = op.name();
-  if (name == "arith.constant" || name == "gpu.barrier")
+  if (name == "arith.constant" || name == "gpu.barrier" || name == "llvm.intr.assume")
     return true;
-  if (name == "llvm.intr.assume") {
-    emitAssertAs(c, op, op.operand(0), kAssumeMessage);
-    return true;
-  }
   if (name == "tt.get_program_id" || name == "tt.get_num_programs") {
     int64_t axis = op.intAttr("axis", 0);
     if (axis < 0 || axis > 2)

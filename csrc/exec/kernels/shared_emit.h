@@ -108,9 +108,6 @@ const Operation *singleCombineOp(const Block &b);
 KernelFn programIdKernel();   // out (i32) = pid[imm]
 KernelFn numProgramsKernel(); // out (i32) = grid[imm]
 void emitAssertAs(Compiler &c, const Operation &op, const Value *cond, const std::string &message);
-// What a tl.assume whose condition does not hold says (both CPU paths).
-constexpr const char *kAssumeMessage =
-    "tl.assume's condition does not hold (a GPU compile relies on it)";
 // Stops the kernel (DeviceAssertError naming op's line) unless the scalar integer or pointer
 // `v` is a multiple of the largest power of two dividing `div`: Tile IR's `assume div_by`
 // and TTIR's tt.divisibility (tl.multiple_of on a scalar), which a GPU compile relies on.

@@ -93,11 +93,11 @@ inline ViewBox viewBox(const ViewAux &a, const Frame &F) {
         a.idxConst[i] ? a.idxValue[i]
                       : static_cast<uint64_t>(readIntSext(F.R + a.idx[i].off, a.idxType[i], true));
     const int64_t shape = v[1 + d], stride = v[1 + r + d];
-    const unsigned __int128 start = static_cast<unsigned __int128>(k) * a.tile[i] +
-                                    static_cast<uint64_t>(a.strip ? F.laneBase : 0);
+    // (in 128 bits: an i32 index times a tile never wraps)
+    const unsigned __int128 tileStart = static_cast<unsigned __int128>(k) * a.tile[i];
+    const unsigned __int128 start = tileStart + static_cast<uint64_t>(a.strip ? F.laneBase : 0);
     const int64_t lanes = a.strip ? a.numel : a.tile[i];
-    b.outside |=
-        static_cast<unsigned __int128>(k) * a.tile[i] >= static_cast<uint64_t>(shape) || shape <= 0;
+    b.outside |= tileStart >= static_cast<uint64_t>(shape) || shape <= 0;
     int64_t hi = 0;
     if (shape > 0 && start < static_cast<unsigned __int128>(shape))
       hi = shape - static_cast<int64_t>(start);
