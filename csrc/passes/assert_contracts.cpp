@@ -40,10 +40,11 @@ void assertShapesNonNegative(Operation *md) {
     Value *s = md->operand(1 + d);
     if (constantInt(s, c) && c >= 0)
       continue;
-    Value *ok = b.create("arith.cmpi", {s, b.constInt(0, s->type)}, {Type::integer(1)},
-                         {{"predicate", Attribute::integer(ttir_enum::value(ttir_enum::kCmpi, "sge"),
-                                                          Type::integer(64))}})
-                    ->result(0);
+    Value *ok =
+        b.create("arith.cmpi", {s, b.constInt(0, s->type)}, {Type::integer(1)},
+                 {{"predicate", Attribute::integer(ttir_enum::value(ttir_enum::kCmpi, "sge"),
+                                                   Type::integer(64))}})
+            ->result(0);
     assertBefore(md, ok,
                  "tl.make_tensor_descriptor: shape[" + std::to_string(d) +
                      "] is negative (a descriptor's shape is never negative, as a TMA map's)");
