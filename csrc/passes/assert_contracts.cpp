@@ -11,8 +11,9 @@
 // Not in GPU kernels: with the descriptor asserts in a grouped GEMM's kernel, tileiras 13.4
 // waited for every HGMMA of its K loop (454.8 against 560.1 TFLOP/s on an H200). Known limits:
 // divisibility (tl.multiple_of, specializations) is checked by the executors where they read
-// the value (emitDivisibilityCheck), and a descriptor's 16-byte rules are checked by the
-// descriptor helpers on the host, not here.
+// the value (emitDivisibilityCheck); an in-kernel descriptor's 16-byte rules by the Tile
+// executor through the conversion's `assume div_by` (the TTIR path does not check them), a
+// host descriptor's by its helpers on the host.
 #include <string>
 #include <vector>
 

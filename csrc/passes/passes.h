@@ -16,8 +16,9 @@ void eliminateDeadCode(Module &m);             // dce.cpp
 void scalarizeLoopPointers(Module &m);         // loop_pointers.cpp (Tile pipeline)
 void expandBlockPointerLoops(Module &m);       // block_pointer_loops.cpp
 void lowerBlockPointers(Module &m);            // lower_block_pointers.cpp (TTIR path)
-void assertContracts(Module &m);     // assert_contracts.cpp (CPU targets): GPU contracts as asserts
-void hoistLoopInvariants(Module &m); // licm.cpp (TTIR path)
+void hoistLoopInvariants(Module &m);           // licm.cpp (TTIR path)
+// assert_contracts.cpp (CPU targets): the contracts a GPU compile relies on, as tt.assert.
+void assertContracts(Module &m);
 // insert_memory_tokens.cpp (Tile IR): thread tokens so that accesses that may alias stay in
 // program order.
 void insertMemoryTokens(Module &m, const std::vector<std::vector<int>> &aliasClasses = {});

@@ -309,20 +309,35 @@ def test_row_loop_indexes_a_two_dimensional_view_of_the_rows():
 
 
 
-def test_descriptor_shape_is_asserted_for_the_cpu_only():
-    """The JIT's pipelines: a CPU conversion runs assert-contracts, so an in-kernel
-    descriptor's shape is asserted non-negative (the CPU executors check the contract); a GPU
-    target's does not (tileiras serialized a K loop's MMAs in a kernel with an assert), as for
-    its 16-byte rule."""
+def _cpu_and_gpu_conversions(golden: str):
+    """The JIT's Tile conversion of a golden file's TTIR for the CPU and for sm_90, printed."""
     from triton_tile.compiler import tile_stage
 
     class Options:
         occupancy, num_ctas, num_stages, num_warps, enable_fp_fusion = None, 1, 3, 4, True
 
-    src = open(__file__.replace("conversion/test_ttir_to_tile.py", "golden/conversion/descriptors/"
-                                "in_kernel_descriptor_asserts_its_shape_is_not_negative.ttir")).read()
-    ttir = C.parse_ttir(src, "d.ttir")
-    cpu = C.print_tile(tile_stage.convert(ttir, "k", Options()).module)
-    gpu = C.print_tile(tile_stage.convert(ttir, "k", Options(), arch="sm_90").module)
+    src = open(__file__.replace("conversion/test_ttir_to_tile.py", "golden/conversion/") +
+               golden).read()
+    ttir = C.parse_ttir(src, golden)
+    return (C.print_tile(tile_stage.convert(ttir, "k", Options()).module),
+            C.print_tile(tile_stage.convert(ttir, "k", Options(), arch="sm_90").module))
+
+
+def test_descriptor_shape_is_asserted_for_the_cpu_only():
+    """The JIT's pipelines: a CPU conversion runs assert-contracts, so an in-kernel
+    descriptor's shape is asserted non-negative (the CPU executors check the contract); a GPU
+    target's does not (tileiras serialized a K loop's MMAs in a kernel with an assert), as for
+    its 16-byte rule."""
+    cpu, gpu = _cpu_and_gpu_conversions(
+        "descriptors/in_kernel_descriptor_asserts_its_shape_is_not_negative.ttir")
     assert cpu.count("assert ") == 1 and "shape[0] is negative" in cpu
+    assert "assert " not in gpu
+
+
+def test_tl_assume_is_asserted_for_the_cpu_only():
+    """The same for tl.assume: a CPU conversion asserts its condition, a GPU target's does not
+    (the assume stays a hint for the view planner there)."""
+    cpu, gpu = _cpu_and_gpu_conversions(
+        "descriptors/tl_assume_proves_a_loop_start_non_negative.ttir")
+    assert "tl.assume's condition does not hold" in cpu
     assert "assert " not in gpu

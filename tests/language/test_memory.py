@@ -631,3 +631,45 @@ def test_const_pointer_parameter(rng):
         _const_store_kernel[(1,)](x, 16)
     with pytest.raises(triton.CompilationError, match="inconsistent type"):
         _const_mix_kernel[(1,)](x, z, 5)  # 5: a run-time i32, so the ternary is dynamic
+
+
+@triton.jit
+def _rows_from_a_table_kernel(PTRS, ROWS, LD, OUT, n, K_STEPS, BM: tl.constexpr,
+                              BK: tl.constexpr):
+    """Problem g: rows ROWS[g] * BM .. + BM of the matrix at PTRS[g] (LD elements apart; the
+    row may be negative: the pointer is into the middle of the array) doubled into block g of
+    OUT, BK columns at a time, and row ROWS[g] alone (a one-dimensional tile) into row g of the
+    matrix after OUT's blocks."""
+    for g in range(n):
+        p = tl.load(PTRS + g).to(tl.pointer_type(tl.float32))
+        row = tl.load(ROWS + g)
+        rm = row * BM + tl.arange(0, BM)
+        om = g * BM + tl.arange(0, BM)
+        for kb in range(0, K_STEPS):
+            rk = kb * BK + tl.arange(0, BK)
+            x = tl.load(p + rm[:, None] * LD + rk[None, :])
+            tl.store(OUT + om[:, None] * (K_STEPS * BK) + rk[None, :], x * 2)
+            v = tl.load(p + row * LD + rk)
+            tl.store(OUT + (n * BM + g) * (K_STEPS * BK) + rk, v)
+
+
+@pytest.mark.cpu_only("the pointer table holds host addresses")
+@pytest.mark.parametrize("raise_views", ["auto", "all"])
+def test_rows_read_from_a_table_any_sign(raise_views, rng, monkeypatch):
+    """Unmasked loads and stores at rows read from memory, some negative (before the pointer,
+    inside the array), in a loop: on the Tile path the views made per problem start at the row
+    (index_views.h folds it into the base; with raise_views=all the one-dimensional tiles too,
+    their row dimension dropped). Against numpy, outputs poisoned."""
+    monkeypatch.setenv("TRITON_TILE_RAISE_VIEWS", raise_views)
+    bm, bk, k_steps = 8, 16, 3
+    a = numpy_random((12 * bm, k_steps * bk), "float32", rng)
+    mid = a[6 * bm:]  # rows -6 * bm .. 6 * bm - 1 around the pointer
+    rows = np.array([-6, 0, 3, -1, 5], np.int32)
+    ptrs = np.full(len(rows), mid.ctypes.data, np.int64)
+    n = len(rows)
+    out = poisoned((2 * n * bm, k_steps * bk), "float32")
+    out = out[: n * bm + n]
+    _rows_from_a_table_kernel[(1,)](ptrs, rows, a.shape[1], out, n, k_steps, BM=bm, BK=bk)
+    ref = np.concatenate([2 * a[6 * bm + r * bm: 6 * bm + (r + 1) * bm] for r in rows]
+                         + [a[6 * bm + rows]])
+    assert_equal(out, ref)

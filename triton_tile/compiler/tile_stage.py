@@ -9,6 +9,7 @@ The caller decides what runs it (the CPU tile executor; tileiras + the driver on
 
 from __future__ import annotations
 
+import functools
 import os
 import warnings
 from typing import List, NamedTuple, Optional, Tuple
@@ -119,7 +120,11 @@ def convert(ttir, name: str, options, alias_classes=(), arch=None,
     tile = r.take_module()
     bytecode = encode(tile)
     if _recorded is not None:
-        _recorded.append((name, bytecode))
+        redo = None
+        if r.anchored_views:  # (a copy: the caller's module may change after this)
+            redo = functools.partial(_without_anchored_views, ttir.clone(), name, options,
+                                     alias_classes, arch)
+        _recorded.append((name, bytecode, redo))
     result = TileResult(tile, core.print_tile(tile), bytecode, None, list(r.accesses),
                         anchored_views=r.anchored_views)
     guard = r.take_guard()
@@ -141,10 +146,22 @@ _recorded: Optional[list] = None
 
 
 def record_bytecode() -> list:
-    """Starts recording the bytecode of every kernel converted from now on; returns the list."""
+    """Starts recording every kernel converted from now on; returns the list of (name,
+    bytecode, redo): `redo()`, for a kernel with views made where their tensors are made,
+    gives the bytecode without them, what a GPU compile falls back to where tileiras rejects
+    them (backends/tile_gpu.py); None otherwise."""
     global _recorded
     _recorded = []
     return _recorded
+
+
+def _without_anchored_views(ttir, name, options, alias_classes, arch) -> bytes:
+    global _recorded
+    saved, _recorded = _recorded, None  # (the record's own redo is not recorded)
+    try:
+        return convert(ttir, name, options, alias_classes, arch, anchored_views="off").bytecode
+    finally:
+        _recorded = saved
 
 
 def unrecord(result: TileResult) -> None:

@@ -8,8 +8,10 @@ as MLIR's `mlir-opt` does; optionally convert to Tile IR.
 - `FILE`: TTIR text as Triton prints it (`kernel.asm["ttir"]`, `TRITON_TILE_DUMP`), `-` for
   standard input.
 - `--passes a,b,...`: TTIR passes in order (csrc/passes/, registered in pipeline.cpp), or a
-  pipeline's name: `ttir` (what every compile runs after the frontend), `tile` (before the
-  conversion), `ptx` (before the TTIR executor). The module is verified after each pass.
+  pipeline's name: `ttir` (what every compile runs after the frontend), `tile` (before a GPU
+  target's conversion), `cpu-tile` (before the CPU Tile executor's: `tile` after
+  assert-contracts), `ptx` (before the TTIR executor). The module is verified after each
+  pass.
 - `--convert-to-tile[=KERNEL]`: convert the public function KERNEL (default: the only public
   one) to Tile IR and print that instead. Ops without a Tile IR form are listed on standard
   error with their source locations, exit status 1, as the JIT's fallback reports them.
@@ -36,10 +38,11 @@ from typing import Any, Dict, List, Optional, TextIO, Tuple
 
 from .. import _core
 from ..compiler.compiler import PTX_PASSES, TTIR_PASSES
-from ..compiler.tile_stage import TILE_PASSES, encode
+from ..compiler.tile_stage import CPU_TILE_PASSES, TILE_PASSES, encode
 
 # Named pipelines: the lists the compiler runs.
-PIPELINES = {"ttir": TTIR_PASSES, "tile": TILE_PASSES, "ptx": PTX_PASSES}
+PIPELINES = {"ttir": TTIR_PASSES, "tile": TILE_PASSES, "cpu-tile": CPU_TILE_PASSES,
+             "ptx": PTX_PASSES}
 
 
 class OptError(Exception):

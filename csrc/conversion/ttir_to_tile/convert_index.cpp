@@ -86,7 +86,7 @@ Value *Converter::indexView(const IndexPlan &p, Type elem, Padding pad) {
     dims[d].narrow = strideIsNarrowed(p.strides[d]);
   }
   Value *base = get(p.base);
-  if (!p.baseOffset.isConst(c) || c != 0)
+  if (!p.baseOffset.isConst(c) || c != 0) // (pointer plans only: baseAlign stays 1 for them)
     base = make1("offset", {base, emitPoly(p.baseOffset)}, base->type);
   if (p.baseAlign > 1) // (a descriptor made from a loaded address has no other alignment fact)
     base =

@@ -44,21 +44,20 @@ public:
   // dimensions (unmasked, invariant in the loop) into its base (index_views.h).
   bool finish(IndexPlan &plan, std::vector<IndexCond> conds, std::string &why,
               const std::vector<bool> &foldable = {}) {
-    std::vector<Poly> parts = {polyLeaf(plan.base)};
-    parts.insert(parts.end(), plan.strides.begin(), plan.strides.end());
-    parts.insert(parts.end(), plan.extents.begin(), plan.extents.end());
-    bool topView =
-        std::all_of(parts.begin(), parts.end(), [&](const Poly &p) { return topLevel(p); });
-    if (ctx_.anchorInner && !topView)
-      for (size_t d = 0; d < foldable.size(); ++d)
-        if (foldable[d]) {
-          plan.baseOffset = polyAdd(plan.baseOffset, polyMul(plan.coords[d], plan.strides[d]));
-          plan.coords[d] = Poly{};
-          plan.extents[d] = polyConst(plan.tile[d]);
-          parts[1 + plan.strides.size() + d] = plan.extents[d];
-        }
-    parts.push_back(plan.baseOffset);
-    if (!placeView(parts, plan.anchor, why))
+    auto parts = [&]() {
+      std::vector<Poly> ps = {polyLeaf(plan.base), plan.baseOffset};
+      ps.insert(ps.end(), plan.strides.begin(), plan.strides.end());
+      ps.insert(ps.end(), plan.extents.begin(), plan.extents.end());
+      return ps;
+    };
+    std::vector<Poly> ps = parts();
+    if (ctx_.anchorInner &&
+        !std::all_of(ps.begin(), ps.end(), [&](const Poly &p) { return topLevel(p); })) {
+      // (the folded coordinates' values are the unfolded extents', so the anchor stays)
+      fold(plan, foldable);
+      ps = parts();
+    }
+    if (!placeView(ps, plan.anchor, why))
       return false;
     for (size_t d = 0; d < plan.tile.size(); ++d) {
       const Poly &o = plan.coords[d];
@@ -100,6 +99,25 @@ public:
 private:
   const Operation &loop_;
   const IndexContext &ctx_;
+
+  // Moves the coordinates of the foldable dimensions into the base (index_views.h); a folded
+  // dimension of size 1 (a row offset's) has nothing left to index and is dropped, with its
+  // stride (which then needs no narrowing condition).
+  static void fold(IndexPlan &plan, const std::vector<bool> &foldable) {
+    for (size_t d = foldable.size(); d-- > 0;) {
+      if (!foldable[d])
+        continue;
+      plan.baseOffset = polyAdd(plan.baseOffset, polyMul(plan.coords[d], plan.strides[d]));
+      plan.coords[d] = Poly{};
+      plan.extents[d] = polyConst(plan.tile[d]);
+      if (plan.tile[d] == 1 && plan.tile.size() > 1) {
+        plan.tile.erase(plan.tile.begin() + d);
+        plan.strides.erase(plan.strides.begin() + d);
+        plan.coords.erase(plan.coords.begin() + d);
+        plan.extents.erase(plan.extents.begin() + d);
+      }
+    }
+  }
 
   const Value *iv() const { return loop_.region(0)->front()->arg(0); }
 

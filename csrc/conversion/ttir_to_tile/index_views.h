@@ -24,9 +24,11 @@
 //     memory, about which nothing is known). That also keeps the extent static: tileiras 13.4
 //     reads an in-kernel view whose extents are all computed i64 values (neither constant nor
 //     i32 values) with plain loads, no TMA (sm_90 SASS of the grouped GEMM: 137 LDG and no
-//     UTMALDG; with one extent static, 3 UTMALDG and 14 LDG). A top-level view is not folded:
-//     its map is built on the host from kernel arguments, a per-program base would move it
-//     into the kernel;
+//     UTMALDG; with one extent static, 3 UTMALDG and 14 LDG). A folded dimension of size 1 (a
+//     row offset's, below) is dropped. A top-level view is not folded: its map is built on the
+//     host from kernel arguments, a per-program base would move it into the kernel. Pointer
+//     accesses only: a block pointer's or descriptor's dimension without a bounds check and
+//     with a varying offset has no plan;
 //   - offset terms no dimension takes (`row * stride` in a 1-D access) become leading
 //     dimensions of size 1 whose stride is the term's kernel arguments, with that reach.
 // The form is exact when, for every dimension, 0 <= coord, coord < E (Tile IR leaves a tile
@@ -65,11 +67,13 @@ struct IndexCond {
 };
 
 struct IndexPlan {
-  const Value *base = nullptr; // scalar pointer, top level
+  // base, baseOffset, strides and extents: values of the top level, or of the blocks around
+  // the loop where the view is made (anchor)
+  const Value *base = nullptr; // scalar pointer
   Poly baseOffset;             // elements added to base where the view is made (folded coords)
-  std::vector<Poly> strides;   // top level
-  std::vector<Poly> extents;   // top level
-  std::vector<Poly> coords;    // element coordinates, at the access
+  std::vector<Poly> strides;
+  std::vector<Poly> extents;
+  std::vector<Poly> coords; // element coordinates, at the access
   std::vector<int64_t> tile;
   std::vector<IndexCond> conds; // runtime conditions still needed
   bool hoisted = false;         // conds are invariant in the loop: check them before it
