@@ -24,17 +24,11 @@
 namespace tt {
 namespace {
 
-void assertBefore(Operation *op, Value *ok, const std::string &message) {
-  Builder b(op->parentBlock());
-  b.setInsertionPointBefore(op);
-  b.setLoc(op->loc());
+void emitAssert(Builder &b, Value *ok, const std::string &message) {
   b.create("tt.assert", {ok}, {}, {{"message", Attribute::string(message)}});
 }
 
-void assertShapesNonNegative(Operation *md) {
-  Builder b(md->parentBlock());
-  b.setInsertionPointBefore(md);
-  b.setLoc(md->loc());
+void assertShapesNonNegative(Builder &b, Operation *md) {
   size_t rank = (md->numOperands() - 1) / 2;
   int64_t c;
   for (size_t d = 0; d < rank; ++d) {
@@ -46,9 +40,9 @@ void assertShapesNonNegative(Operation *md) {
                  {{"predicate", Attribute::integer(ttir_enum::value(ttir_enum::kCmpi, "sge"),
                                                    Type::integer(64))}})
             ->result(0);
-    assertBefore(md, ok,
-                 "tl.make_tensor_descriptor: shape[" + std::to_string(d) +
-                     "] is negative (a descriptor's shape is never negative, as a TMA map's)");
+    emitAssert(b, ok,
+               "tl.make_tensor_descriptor: shape[" + std::to_string(d) +
+                   "] is negative (a descriptor's shape is never negative, as a TMA map's)");
   }
 }
 
@@ -62,11 +56,14 @@ void assertContracts(Module &m) {
         ops.push_back(op);
     });
     for (Operation *op : ops) {
+      Builder b(op->parentBlock());
+      b.setInsertionPointBefore(op);
+      b.setLoc(op->loc());
       if (op->is("tt.make_tensor_descriptor"))
-        assertShapesNonNegative(op);
+        assertShapesNonNegative(b, op);
       else
-        assertBefore(op, op->operand(0),
-                     "tl.assume's condition does not hold (a GPU compile relies on it)");
+        emitAssert(b, op->operand(0),
+                   "tl.assume's condition does not hold (a GPU compile relies on it)");
     }
   }
 }
