@@ -1,18 +1,19 @@
 """One benchmark case launched once on each path, for a profiler to compare them.
 
-    ncu --clock-control none -k regex:KERNEL --launch-skip 2 --launch-count 2 \\
+    ncu --clock-control none --nvtx --nvtx-include profiled/ \\
         python3 benchmarks/profile_case.py layer_norm [--occupancy 4] [--env K=V ...]
 
 Builds the first case of a gpu_bench family (`--index` picks another), launches it once on the
 Tile path and once through stock Triton (warm-up: both compile and load), synchronizes, then
-launches each once more: under ncu with --launch-skip 2 the two profiled kernels are the Tile
-one, then stock Triton's. Without ncu it prints both times (events around one launch), which is
-only a sanity check: the benchmark's medians are in run_all.py. A case with `before` launches
-(attention_bwd's preprocess) launches them ahead of its kernel on each side: let -k's regex
-name the kernel so that --launch-skip counts its launches alone.
+launches each once more, inside an NVTX range named "profiled": under ncu with `--nvtx
+--nvtx-include profiled/` the two profiled kernels are the Tile one, then stock Triton's (not
+the kernels that made the inputs). Without ncu it prints both times (events
+around one launch), which is only a sanity check: the benchmark's medians are in run_all.py. A
+case with `before` launches (attention_bwd's preprocess) launches them ahead of its kernel on
+each side: let -k's regex name the kernel.
 
-`--torch` runs what a torch user runs instead (the case's torch_fn: cuBLAS, sdpa, ...), once
-to warm up and once more, alone: under ncu, `--launch-skip` by the kernels of one call.
+`--torch` runs what a torch user runs instead (the case's torch_fn: cuBLAS, sdpa, ...), once to
+warm up and once more in the range.
 """
 
 import argparse
@@ -66,10 +67,12 @@ def main(argv=None) -> int:
     torch.cuda.synchronize()
     for name, run in runs.items():
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        torch.cuda.nvtx.range_push("profiled")  # ncu --nvtx --nvtx-include profiled/
         start.record()
         run()
         end.record()
         torch.cuda.synchronize()
+        torch.cuda.nvtx.range_pop()
         print(f"{case.name} {case.label} {name}: {start.elapsed_time(end):.3f} ms (one launch)")
     return 0
 

@@ -1,0 +1,174 @@
+"""One case profiled on every side with Nsight Compute, and its SASS counted, as one table.
+
+    python3 benchmarks/ncu_versus.py grouped_gemm:1:BLOCK_N=256,num_stages=4,occupancy=1:\\
+        BLOCK_N=256,num_stages=3 [more specs] [--out DIR]
+
+A spec is FAMILY:INDEX:TILE_META:STOCK_META[:KERNEL] (K=V pairs, comma-separated; `occupancy=`
+is the Tile launch's hint), as benchmarks/profile_case.py takes them; KERNEL, a regex for ncu's
+-k, where the case launches other kernels too (attention_bwd's preprocess). For each spec: ncu
+(clock control off, one launch of each side after a warm-up launch) over the Tile kernel and
+stock Triton's, then over torch's call (its kernels in one call; NVTX selects the launches
+profile_case.py times), with the sections that say where a kernel's time goes (speed of light,
+compute pipes, occupancy, warp states, instructions); each side's cubin from its own fresh cache
+disassembled and its opcodes counted. Prints one table per spec and leaves ncu's raw CSV and the
+SASS under --out.
+"""
+
+import argparse
+import collections
+import csv
+import glob
+import io
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SECTIONS = ["SpeedOfLight", "ComputeWorkloadAnalysis", "LaunchStats", "Occupancy",
+            "WarpStateStats", "InstructionStats", "MemoryWorkloadAnalysis"]
+# The opcodes counted in each cubin's SASS (prefix match on the mnemonic).
+OPCODES = ["HGMMA", "QGMMA", "HMMA", "UTMALDG", "UTMASTG", "UTMAPF", "LDGSTS", "LDG", "STG",
+           "LDS", "STS", "LDSM", "LDL", "STL", "WARPGROUP.DEPBAR", "WARPGROUP.ARRIVE", "SYNCS",
+           "BAR", "MUFU", "FFMA", "FMUL", "FADD", "BRA"]
+
+
+def _kv(text: str) -> list:
+    return [kv for kv in text.split(",") if kv]
+
+
+def _ncu(args: list, log: str) -> list:
+    """Runs ncu with --csv --page raw; returns its rows (dicts), one per profiled kernel."""
+    cmd = ["ncu", "--clock-control", "none", "--csv", "--page", "raw"]
+    for s in SECTIONS:
+        cmd += ["--section", s]
+    proc = subprocess.run(cmd + args, capture_output=True, text=True)
+    with open(log, "w") as f:
+        f.write(" ".join(cmd + args) + "\n" + proc.stdout + "\n--- stderr\n" + proc.stderr)
+    lines = proc.stdout.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.startswith('"ID"')), None)
+    if start is None:
+        print(f"  ncu gave no rows (rc {proc.returncode}); see {log}", file=sys.stderr)
+        return []
+    rows = list(csv.DictReader(io.StringIO("\n".join(lines[start:]))))
+    return rows[1:]  # the first row after the header holds the units
+
+
+def _num(row: dict, key: str) -> float:
+    try:
+        return float(str(row.get(key, "nan")).replace(",", ""))
+    except ValueError:
+        return float("nan")
+
+
+def _sass_counts(cubin: str, out: str) -> dict:
+    proc = subprocess.run(["cuobjdump", "-sass", cubin], capture_output=True, text=True)
+    with open(out, "w") as f:
+        f.write(proc.stdout)
+    counts = collections.Counter()
+    for line in proc.stdout.splitlines():
+        m = re.match(r"\s+/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)", line)
+        if not m:
+            continue
+        op = m.group(1)
+        counts["total"] += 1
+        for name in OPCODES:
+            if op == name or op.startswith(name + "."):
+                counts[name] += 1
+                break
+    usage = subprocess.run(["cuobjdump", "-res-usage", cubin], capture_output=True, text=True)
+    for key in ("REG", "STACK", "SHARED", "LOCAL"):
+        m = re.search(key + r":(\d+)", usage.stdout)
+        counts[key.lower()] = int(m.group(1)) if m else -1
+    return counts
+
+
+def _elf(path: str, out: str) -> str:
+    """The ELF inside a cache entry (ours carries a header line before it)."""
+    data = open(path, "rb").read()
+    with open(out, "wb") as f:
+        f.write(data[data.find(b"\x7fELF"):])
+    return out
+
+
+def _row(side: str, r: dict) -> str:
+    stalls = sorted(((k, _num(r, k)) for k in r
+                     if k.startswith("smsp__average_warps_issue_stalled_")
+                     and k.endswith("_per_issue_active.ratio")), key=lambda kv: -kv[1])
+    pre, post = "smsp__average_warps_issue_stalled_", "_per_issue_active.ratio"
+    top = ", ".join(f"{k[len(pre):-len(post)]} {v:.2f}" for k, v in stalls[:4])
+    # Hopper's wgmma (HGMMA, QGMMA) issue on the gmma pipe; the tensor pipe's busy cycles
+    # count every kind.
+    busy = _num(r, "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed")
+    gmma = _num(r, "sm__inst_executed_pipe_tensor_op_gmma.avg.pct_of_peak_sustained_active")
+    tensor_s = f"{busy:.1f}% busy, gmma issue {gmma:.1f}%"
+    return (f"| {side} | {r.get('Kernel Name', '?')[:60]} | "
+            f"{_num(r, 'gpu__time_duration.sum') / 1e3:.1f} us | "
+            f"{int(_num(r, 'launch__grid_size'))}x{int(_num(r, 'launch__block_size'))}, "
+            f"{int(_num(r, 'launch__registers_per_thread'))} regs | "
+            f"{_num(r, 'sm__throughput.avg.pct_of_peak_sustained_elapsed'):.1f}% | "
+            f"{tensor_s} | "
+            f"{_num(r, 'smsp__inst_executed.sum') / 1e6:.1f} M | "
+            f"{_num(r, 'sm__warps_active.avg.pct_of_peak_sustained_active'):.1f}% | {top} |")
+
+
+def profile(spec: str, out: str) -> None:
+    fam, index, tile, stock, kernel = (spec.split(":") + ["", "", ""])[:5]
+    tag = f"{fam}_{index}"
+    tile_kv = [kv for kv in _kv(tile) if not kv.startswith("occupancy=")]
+    occ = [kv.split("=")[1] for kv in _kv(tile) if kv.startswith("occupancy=")]
+    env = dict(os.environ, TRITON_TILE_CACHE_DIR=tempfile.mkdtemp(prefix="tt_ncu."),
+               TRITON_CACHE_DIR=tempfile.mkdtemp(prefix="tr_ncu."))
+    os.environ.update({k: env[k] for k in ("TRITON_TILE_CACHE_DIR", "TRITON_CACHE_DIR")})
+    case = [sys.executable, os.path.join(HERE, "profile_case.py"), fam, "--index", index]
+    both = case + ["--tile", *tile_kv, "--stock", *_kv(stock)] + (
+        ["--occupancy", occ[0]] if occ else [])
+    # The launches profile_case.py times, not those that made the inputs (NVTX range).
+    measured = ["--nvtx", "--nvtx-include", "profiled/"]
+    rows = _ncu(measured + (["-k", f"regex:{kernel}"] if kernel else []) + both,
+                os.path.join(out, f"{tag}_paths.csv"))
+    torch_rows = _ncu(measured + case + ["--torch"], os.path.join(out, f"{tag}_torch.csv"))
+    print(f"\n### {spec}\n")
+    print("| side | kernel | time | grid x block, regs | SM throughput | tensor pipe | "
+          "warp instrs | warps active | top stalls (warps per issue) |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for side, r in zip(["ours", "stock"], rows[-2:]):
+        print(_row(side, r))
+    for r in torch_rows:
+        print(_row("torch", r))
+    # The cache entries' cubins: ours in `<key>/<kernel>.cubin` (the launch guard's specialized
+    # kernel, the one that runs where the guard holds) and `.cubin_general` (where it does not);
+    # not tileiras/ (its store of both). Stock Triton's in `<key>/<kernel>.cubin`.
+    sass = {}
+    for side, root, pattern in (("ours", env["TRITON_TILE_CACHE_DIR"], "*/*.cubin"),
+                                ("ours, general", env["TRITON_TILE_CACHE_DIR"],
+                                 "*/*.cubin_general"),
+                                ("stock", env["TRITON_CACHE_DIR"], "*/*.cubin")):
+        cubins = sorted(c for c in glob.glob(os.path.join(root, pattern))
+                        if os.sep + "tileiras" + os.sep not in c)
+        for i, cubin in enumerate(cubins):
+            name = side + (f" {i}" if len(cubins) > 1 else "")
+            stem = f"{tag}_{name.replace(',', '').replace(' ', '_')}"
+            elf = _elf(cubin, os.path.join(out, stem + ".cubin"))
+            sass[name] = _sass_counts(elf, os.path.join(out, stem + ".sass"))
+    if sass:
+        print("\n| SASS | " + " | ".join(sass) + " |\n|---|" + "---|" * len(sass))
+        for op in ["total", *OPCODES, "reg", "stack", "shared", "local"]:
+            if any(c.get(op) for c in sass.values()):
+                print(f"| {op} | " + " | ".join(str(c.get(op, 0)) for c in sass.values()) + " |")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("specs", nargs="+")
+    ap.add_argument("--out", default=os.environ.get("OUT", "/tmp/ncu_versus"))
+    args = ap.parse_args(argv)
+    os.makedirs(args.out, exist_ok=True)
+    for spec in args.specs:
+        profile(spec, args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
