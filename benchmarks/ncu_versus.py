@@ -21,6 +21,7 @@ import glob
 import io
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -113,8 +114,27 @@ def _row(side: str, r: dict) -> str:
             f"{_num(r, 'sm__warps_active.avg.pct_of_peak_sustained_active'):.1f}% | {top} |")
 
 
-def profile(spec: str, out: str) -> None:
-    fam, index, tile, stock, kernel = (spec.split(":") + ["", "", ""])[:5]
+def parse_spec(spec: str, families) -> tuple:
+    """FAMILY:INDEX:TILE_META:STOCK_META[:KERNEL] -> its five fields, or ValueError naming the
+    field that is wrong (before anything is profiled)."""
+    parts = spec.split(":")
+    if not 2 <= len(parts) <= 5:
+        raise ValueError(f"{spec!r}: want FAMILY:INDEX[:TILE_META[:STOCK_META[:KERNEL]]]")
+    fam, index, tile, stock, kernel = (parts + ["", "", ""])[:5]
+    if fam not in families:
+        raise ValueError(f"{spec!r}: unknown family {fam!r} (one of {', '.join(families)})")
+    if not index.isdigit():
+        raise ValueError(f"{spec!r}: INDEX {index!r} is not a case number")
+    for side, meta in (("TILE_META", tile), ("STOCK_META", stock)):
+        for kv in _kv(meta):
+            k, eq, v = kv.partition("=")
+            if not eq or not k or not v.lstrip("-").isdigit():
+                raise ValueError(f"{spec!r}: {side} entry {kv!r} is not K=INT")
+    return fam, index, tile, stock, kernel
+
+
+def profile(spec: tuple, out: str) -> None:
+    fam, index, tile, stock, kernel = spec
     tag = f"{fam}_{index}"
     tile_kv = [kv for kv in _kv(tile) if not kv.startswith("occupancy=")]
     occ = [kv.split("=")[1] for kv in _kv(tile) if kv.startswith("occupancy=")]
@@ -129,7 +149,7 @@ def profile(spec: str, out: str) -> None:
     rows = _ncu(measured + (["-k", f"regex:{kernel}"] if kernel else []) + both,
                 os.path.join(out, f"{tag}_paths.csv"))
     torch_rows = _ncu(measured + case + ["--torch"], os.path.join(out, f"{tag}_torch.csv"))
-    print(f"\n### {spec}\n")
+    print(f"\n### {':'.join(spec).rstrip(':')}\n")
     print("| side | kernel | time | grid x block, regs | SM throughput | tensor pipe | "
           "warp instrs | warps active | top stalls (warps per issue) |")
     print("|---|---|---|---|---|---|---|---|---|")
@@ -164,8 +184,18 @@ def main(argv=None) -> int:
     ap.add_argument("specs", nargs="+")
     ap.add_argument("--out", default=os.environ.get("OUT", "/tmp/ncu_versus"))
     args = ap.parse_args(argv)
+    sys.path.insert(0, HERE)
+    import gpu_bench
+
+    try:
+        specs = [parse_spec(s, gpu_bench.FAMILIES) for s in args.specs]
+    except ValueError as e:
+        ap.error(str(e))
+    missing = [tool for tool in ("ncu", "cuobjdump") if shutil.which(tool) is None]
+    if missing:
+        ap.error(f"{' and '.join(missing)} not on PATH (a CUDA toolkit's bin/: $CUDA_HOME/bin)")
     os.makedirs(args.out, exist_ok=True)
-    for spec in args.specs:
+    for spec in specs:
         profile(spec, args.out)
     return 0
 
