@@ -88,8 +88,11 @@ def _sass_counts(cubin: str, out: str) -> dict:
 def _elf(path: str, out: str) -> str:
     """The ELF inside a cache entry (ours carries a header line before it)."""
     data = open(path, "rb").read()
+    at = data.find(b"\x7fELF")
+    if at < 0:  # not a cubin: cuobjdump says so for the file itself
+        return path
     with open(out, "wb") as f:
-        f.write(data[data.find(b"\x7fELF"):])
+        f.write(data[at:])
     return out
 
 
