@@ -64,16 +64,20 @@ def _num(row: dict, key: str) -> float:
 
 
 def _sass_counts(cubin: str, out: str) -> dict:
+    """Opcode counts (OPCODES, "total"), resources (reg, stack, shared, local) and "widths":
+    global loads and stores by full mnemonic."""
     proc = subprocess.run(["cuobjdump", "-sass", cubin], capture_output=True, text=True)
     with open(out, "w") as f:
         f.write(proc.stdout)
-    counts = collections.Counter()
+    counts, widths = collections.Counter(), collections.Counter()
     for line in proc.stdout.splitlines():
         m = re.match(r"\s+/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)", line)
         if not m:
             continue
         op = m.group(1)
         counts["total"] += 1
+        if op.startswith(("STG.", "LDG.")):  # by width: STG.E.U16 (2 bytes) or STG.E.128
+            widths[op] += 1
         for name in OPCODES:
             if op == name or op.startswith(name + "."):
                 counts[name] += 1
@@ -82,7 +86,7 @@ def _sass_counts(cubin: str, out: str) -> dict:
     for key in ("REG", "STACK", "SHARED", "LOCAL"):
         m = re.search(key + r":(\d+)", usage.stdout)
         counts[key.lower()] = int(m.group(1)) if m else -1
-    return counts
+    return dict(counts, widths=widths)
 
 
 def _elf(path: str, out: str) -> str:
@@ -180,6 +184,9 @@ def profile(spec: tuple, out: str) -> None:
         for op in ["total", *OPCODES, "reg", "stack", "shared", "local"]:
             if any(c.get(op) for c in sass.values()):
                 print(f"| {op} | " + " | ".join(str(c.get(op, 0)) for c in sass.values()) + " |")
+        print("| global loads and stores by width | " + " | ".join(
+            ", ".join(f"{k} {v}" for k, v in sorted(c["widths"].items())) or "-"
+            for c in sass.values()) + " |")
 
 
 def main(argv=None) -> int:
