@@ -63,6 +63,12 @@ def _num(row: dict, key: str) -> float:
         return float("nan")
 
 
+def _count(row: dict, key: str) -> str:
+    """An integer metric, or "?" where this ncu did not report it."""
+    v = _num(row, key)
+    return "?" if v != v else str(int(v))
+
+
 def _sass_counts(cubin: str, out: str) -> dict:
     """Opcode counts (OPCODES, "total"), resources (reg, stack, shared, local) and "widths":
     global loads and stores by full mnemonic."""
@@ -101,10 +107,9 @@ def _elf(path: str, out: str) -> str:
 
 
 def _row(side: str, r: dict) -> str:
-    stalls = sorted(((k, _num(r, k)) for k in r
-                     if k.startswith("smsp__average_warps_issue_stalled_")
-                     and k.endswith("_per_issue_active.ratio")), key=lambda kv: -kv[1])
     pre, post = "smsp__average_warps_issue_stalled_", "_per_issue_active.ratio"
+    stalls = sorted(((k, _num(r, k)) for k in r if k.startswith(pre) and k.endswith(post)),
+                    key=lambda kv: -kv[1])
     top = ", ".join(f"{k[len(pre):-len(post)]} {v:.2f}" for k, v in stalls[:4])
     # Hopper's wgmma (HGMMA, QGMMA) issue on the gmma pipe; the tensor pipe's busy cycles
     # count every kind.
@@ -113,8 +118,8 @@ def _row(side: str, r: dict) -> str:
     tensor_s = f"{busy:.1f}% busy, gmma issue {gmma:.1f}%"
     return (f"| {side} | {r.get('Kernel Name', '?')[:60]} | "
             f"{_num(r, 'gpu__time_duration.sum') / 1e3:.1f} us | "
-            f"{int(_num(r, 'launch__grid_size'))}x{int(_num(r, 'launch__block_size'))}, "
-            f"{int(_num(r, 'launch__registers_per_thread'))} regs | "
+            f"{_count(r, 'launch__grid_size')}x{_count(r, 'launch__block_size')}, "
+            f"{_count(r, 'launch__registers_per_thread')} regs | "
             f"{_num(r, 'sm__throughput.avg.pct_of_peak_sustained_elapsed'):.1f}% | "
             f"{tensor_s} | "
             f"{_num(r, 'smsp__inst_executed.sum') / 1e6:.1f} M | "
@@ -145,9 +150,10 @@ def profile(spec: tuple, out: str) -> None:
     tag = f"{fam}_{index}"
     tile_kv = [kv for kv in _kv(tile) if not kv.startswith("occupancy=")]
     occ = [kv.split("=")[1] for kv in _kv(tile) if kv.startswith("occupancy=")]
-    env = dict(os.environ, TRITON_TILE_CACHE_DIR=tempfile.mkdtemp(prefix="tt_ncu."),
-               TRITON_CACHE_DIR=tempfile.mkdtemp(prefix="tr_ncu."))
-    os.environ.update({k: env[k] for k in ("TRITON_TILE_CACHE_DIR", "TRITON_CACHE_DIR")})
+    # Fresh caches per spec (the profiled processes inherit them): each side's cubins are this
+    # case's alone.
+    ours_cache, stock_cache = tempfile.mkdtemp(prefix="tt_ncu."), tempfile.mkdtemp(prefix="tr_ncu.")
+    os.environ.update(TRITON_TILE_CACHE_DIR=ours_cache, TRITON_CACHE_DIR=stock_cache)
     case = [sys.executable, os.path.join(HERE, "profile_case.py"), fam, "--index", index]
     both = case + ["--tile", *tile_kv, "--stock", *_kv(stock)] + (
         ["--occupancy", occ[0]] if occ else [])
@@ -166,14 +172,13 @@ def profile(spec: tuple, out: str) -> None:
         print(_row("torch", r))
     # The cache entries' cubins: ours in `<key>/<kernel>.cubin` (the launch guard's specialized
     # kernel, the one that runs where the guard holds) and `.cubin_general` (where it does not);
-    # not tileiras/ (its store of both). Stock Triton's in `<key>/<kernel>.cubin`.
+    # one level down, so not tileiras/<xx>/ (tileiras's store of both). Stock Triton's in
+    # `<key>/<kernel>.cubin`.
     sass = {}
-    for side, root, pattern in (("ours", env["TRITON_TILE_CACHE_DIR"], "*/*.cubin"),
-                                ("ours, general", env["TRITON_TILE_CACHE_DIR"],
-                                 "*/*.cubin_general"),
-                                ("stock", env["TRITON_CACHE_DIR"], "*/*.cubin")):
-        cubins = sorted(c for c in glob.glob(os.path.join(root, pattern))
-                        if os.sep + "tileiras" + os.sep not in c)
+    for side, root, pattern in (("ours", ours_cache, "*/*.cubin"),
+                                ("ours, general", ours_cache, "*/*.cubin_general"),
+                                ("stock", stock_cache, "*/*.cubin")):
+        cubins = sorted(glob.glob(os.path.join(root, pattern)))
         for i, cubin in enumerate(cubins):
             name = side + (f" {i}" if len(cubins) > 1 else "")
             stem = f"{tag}_{name.replace(',', '').replace(' ', '_')}"

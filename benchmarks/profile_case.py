@@ -7,10 +7,10 @@ Builds the first case of a gpu_bench family (`--index` picks another), launches 
 Tile path and once through stock Triton (warm-up: both compile and load), synchronizes, then
 launches each once more, inside an NVTX range named "profiled": under ncu with `--nvtx
 --nvtx-include profiled/` the two profiled kernels are the Tile one, then stock Triton's (not
-the kernels that made the inputs). Without ncu it prints both times (events
-around one launch), which is only a sanity check: the benchmark's medians are in run_all.py. A
-case with `before` launches (attention_bwd's preprocess) launches them ahead of its kernel on
-each side: let -k's regex name the kernel.
+the kernels that made the inputs). Without ncu it prints both times (events around one launch),
+which is only a sanity check: the benchmark's medians are in run_all.py. A case with `before`
+launches (attention_bwd's preprocess) launches them ahead of its kernel on each side: let -k's
+regex name the kernel.
 
 `--torch` runs what a torch user runs instead (the case's torch_fn: cuBLAS, sdpa, ...), once to
 warm up and once more in the range.

@@ -56,3 +56,9 @@ def test_the_sass_counter_reads_opcodes_predicates_and_widths(tmp_path, monkeypa
     assert counts["LDGSTS"] == 1 and "LDG" not in counts  # (an LDGSTS is not an LDG)
     assert counts["widths"] == {"STG.E.U16": 1, "STG.E.128": 1}
     assert (counts["reg"], counts["stack"], counts["shared"]) == (168, 0, 1024)
+
+
+def test_a_row_without_a_metric_shows_it_missing():
+    row = nv._row("ours", {"Kernel Name": "k", "gpu__time_duration.sum": "2,500",
+                           "launch__grid_size": "132"})
+    assert row.startswith("| ours | k | 2.5 us | 132x?, ? regs |")
