@@ -195,6 +195,11 @@ class Knobs(types.ModuleType):
                         "for kernels with reductions, a dot in nested loops, a loop of "
                         "several dots or (at 8) a dot accumulating over 128x128, on = "
                         "always, off = never", changes_code=True)
+    grid_stride = _Env("TRITON_TILE_GRID_STRIDE", _parse_bool, True,
+                       "a persistent kernel's loop over work items (range(tl.program_id(0), n, "
+                       "step), nothing carried) runs as a grid of items, each (program, "
+                       "iteration) a program of its own (csrc/passes/grid_stride_loops.cpp); "
+                       "0: the loop as written", changes_code=True)
     version_loops = _Env("TRITON_TILE_VERSION_LOOPS", _parse_bool, True,
                          "0 (measurements only, unsafe): loops are not versioned, the "
                          "conditions of their tile-index accesses are assumed",

@@ -34,6 +34,19 @@ Value *Builder::constFloat(double v, Type t) {
   return create("arith.constant", {}, {t}, {{"value", a}})->result(0);
 }
 
+Block *createPublicFunction(Builder &b, const std::string &name, const std::vector<Type> &inputs) {
+  Operation *f = b.create("tt.func", {}, {},
+                          {{"sym_name", Attribute::string(name)},
+                           {"function_type", Attribute::type(Type::function(inputs, {}))},
+                           {"sym_visibility", Attribute::string("public")}},
+                          1);
+  Block *body = f->region(0)->addBlock();
+  for (Type t : inputs)
+    body->addArg(t);
+  b.setInsertionPointToEnd(body);
+  return body;
+}
+
 std::unique_ptr<Operation> cloneOp(const Operation &op,
                                    std::unordered_map<const Value *, Value *> &map,
                                    const Location &callSite) {

@@ -2,6 +2,7 @@
 // pipeline is a list of their names.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,17 @@ void assertContracts(Module &m);
 // program order.
 void insertMemoryTokens(Module &m, const std::vector<std::vector<int>> &aliasClasses = {});
 void fuseMultiplyAdd(Module &m); // fuse_fma.cpp (Tile IR): mulf feeding addf/subf -> fma
+
+// grid_stride_loops.cpp (Tile pipeline): a persistent kernel's loop over work items made a grid
+// of items; `grid` (null where the kernel is left as it is) is the host's function of the
+// kernel's integer arguments `args` that gives the launch's extent (the file's header).
+struct GridStride {
+  std::unique_ptr<Module> grid;
+  std::vector<int> args;
+  bool linear = false; // axis 0's id and count feed only the loop's bounds
+};
+GridStride flattenGridStrideLoop(Module &m, const std::string &kernel,
+                                 const std::vector<std::vector<int>> &aliasClasses);
 
 // What a pass may need beyond the module: the launch's facts (Tile IR passes).
 struct PassContext {

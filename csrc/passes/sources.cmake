@@ -6,6 +6,7 @@ list(APPEND TT_CORE_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/cse.cpp
   ${CMAKE_CURRENT_LIST_DIR}/dce.cpp
   ${CMAKE_CURRENT_LIST_DIR}/fuse_fma.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/grid_stride_loops.cpp
   ${CMAKE_CURRENT_LIST_DIR}/inline.cpp
   ${CMAKE_CURRENT_LIST_DIR}/insert_memory_tokens.cpp
   ${CMAKE_CURRENT_LIST_DIR}/licm.cpp

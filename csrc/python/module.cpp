@@ -251,6 +251,13 @@ PYBIND11_MODULE(_core, m) {
       "run_passes",
       [](Module &mod, const std::vector<std::string> &passes) { runPasses(mod, passes); },
       py::arg("module"), py::arg("passes"));
+  m.def(
+      "flatten_grid_stride_loop",
+      [](Module &mod, const std::string &kernel, const std::vector<std::vector<int>> &classes) {
+        GridStride g = flattenGridStrideLoop(mod, kernel, classes);
+        return py::make_tuple(py::cast(std::move(g.grid)), g.args, g.linear);
+      },
+      py::arg("module"), py::arg("kernel"), py::arg("alias_classes"));
   m.def("parse_ttir", &parseTTIR, py::arg("text"), py::arg("file") = "<text>");
   // The TTIR enums (ttir/enums.h) as {enum: {spelling: number}}: the frontend's one source.
   m.def("ttir_enums", [] {

@@ -317,13 +317,25 @@ def test_launch_guard_decides_loop_conditions_for_the_whole_grid(monkeypatch, ca
     assert not guard.holds((tiles, 1, 1), flat(m=M - bm))  # a row of tiles past A's rows
     assert guard.holds((tiles, 1, 1), flat(k_a=K + 1))  # a longer A is fine
 
-    # The persistent kernel: its tile loop bounds every program, whatever the grid.
+    # The persistent kernel: its tile loop bounds every program, whatever the grid. Its loop
+    # over tiles runs as a grid of tiles (backends/grid_stride.py): the guard decides the
+    # grids a launch makes of it.
     p = mod.matmul_tma_kernel.fn.warmup(*descs, M, N, K, 4, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk,
                                         grid=(4,))
-    assert "guard" in p.asm and p.asm["tileir"].count("mmaf") == 1
+    assert "guard" in p.asm and p.asm["tileir"].count("mmaf") == 1 and "grid" in p.asm
     for programs in (1, 4, tiles + 5):
-        assert p._guard.holds((programs, 1, 1), flat() + [programs])
-    assert not p._guard.holds((4, 1, 1), flat(k_loop=K + bk) + [4])
+        grids = _launch_grids(p, (programs, 1, 1), flat() + [programs])
+        assert grids == [(tiles, 1, 1)]  # one program per tile
+        assert p._guard.holds(grids[0], flat() + [programs])
+    grids = _launch_grids(p, (4, 1, 1), flat(k_loop=K + bk) + [4])
+    assert not p._guard.holds(grids[0], flat(k_loop=K + bk) + [4])
+
+
+def _launch_grids(kernel, grid, flat):
+    """The grids a launch of `kernel` on `grid` runs its cubin on."""
+    if kernel._grid_stride is None:
+        return [grid]
+    return kernel._grid_stride.launches(grid, tuple(flat[i] for i in kernel._grid_stride.args))
 
 
 @triton.jit
@@ -413,15 +425,16 @@ def test_launch_guard_intervals_never_claim_more_than_the_executor(monkeypatch, 
             else:
                 programs = max(1, tiles + int(rng.integers(-2, 3)))
             values = tuple(flat[i] for i in guard.args)
-            grid = (programs, 1, 1)
-            if guard._intervals.proves(grid, values):
-                assert guard._run(grid, values), (case, flat, grid)
-                agreed += 1
+            for grid in _launch_grids(kernel, (programs, 1, 1), flat):
+                if guard._intervals.proves(grid, values):
+                    assert guard._run(grid, values), (case, flat, grid)
+                    agreed += 1
         # the launches a matmul normally makes are decided without the executor
         g = ((-(-600 // 64)) ** 2 if not is_persistent else 132, 1, 1)
         extra = [132] if is_persistent else []
         flat = [0, 600, 600, 600, 1] * 3 + [600, 600, 600] + extra
         guard.executor_runs = 0
+        (g,) = _launch_grids(kernel, g, flat)
         assert guard.holds(g, flat)
         assert guard.executor_runs == (0 if by_intervals else 1)
     assert agreed > 20  # the pre-check took part

@@ -14,7 +14,7 @@ from __future__ import annotations
 from ..compiler import driver, tile_stage
 from ..compiler import kernel as cc
 from ..runtime import specialize as sp
-from . import cpu
+from . import cpu, grid_stride
 
 
 def start(module, name: str, key: str, options, param_types, written) -> driver.State:
@@ -46,6 +46,8 @@ def _convert(state: driver.State) -> None:
         raise driver.Fallback(tile.reason)
     state.asm["tileir"] = tile.asm
     state.asm["tilebc"] = tile.bytecode
+    if tile.grid is not None:
+        state.asm["grid"] = grid_stride.asm_entry(tile)
     cc._dump(state.name, state.key, "tileir", tile.asm)
     state.data["tile"] = tile
 

@@ -43,6 +43,7 @@ from ..compiler import kernel as cc
 from ..runtime import cache as disk
 from ..runtime import specialize as sp
 from . import cpu, tileiras
+from .grid_stride import GridStride, asm_entry
 from .launch_guard import LaunchGuard
 
 _ARCH: Dict[int, str] = {}
@@ -237,6 +238,9 @@ def _encode(state) -> None:
     if tile.module is not None:
         asm["tileir"] = tile.asm
         cc._dump(name, key, "tileir", tile.asm)
+        if tile.grid is not None:
+            asm["grid"] = asm_entry(tile)
+            cc._dump(name, key, "grid.ttir", tile.grid)
         if tile.guard is not None:
             cc._dump(name, key, "guard.ttir", tile.guard)
             cc._dump(name, key, "general.tileir", tile.general.asm)
@@ -272,7 +276,7 @@ def _assemble(state) -> None:
                 raise
             _without_anchored_views(state, e)
     except tileiras.TileirasError as e:
-        for name in ("cubin", "cubin_general", "guard"):  # none of them runs now
+        for name in ("cubin", "cubin_general", "guard", "grid"):  # none of them runs now
             state.asm.pop(name, None)
         raise driver.Fallback(f"tileiras did not assemble it: {e}") from None
 
@@ -282,7 +286,7 @@ def _without_anchored_views(state, error) -> None:
     are made (TRITON_TILE_ANCHORED_VIEWS): tileiras 13.4 exits 5 on a grouped GEMM's
     descriptors so at a 128x256 tile (its K loop's two versions; one version, or a 128x128
     tile, assembles), and takes the per-access form. The metadata keeps why."""
-    for name in ("tileir", "tilebc", "cubin", "cubin_general", "guard", "tileir_general",
+    for name in ("tileir", "tilebc", "cubin", "cubin_general", "guard", "grid", "tileir_general",
                  "tilebc_general"):
         state.asm.pop(name, None)
     state.data.pop("general", None)
@@ -339,6 +343,16 @@ def _finish_general(store, key, name, bytecode, arch, md, material) -> bytes:
 # ------------------------------------------------------------------------------ the kernel
 
 
+def _picker(indices, kept=None):
+    """A function of a launch's argument list giving the values at TTIR argument `indices`
+    (through `kept`, the non-constexpr positions, where the list keeps constexprs in place)."""
+    idx = [kept[i] for i in indices] if kept is not None else list(indices)
+    if not idx:
+        return lambda _: ()
+    pick = operator.itemgetter(*idx)
+    return pick if len(idx) != 1 else (lambda xs: (pick(xs),))
+
+
 class TileGPUKernel(cc.CompiledKernel):
     """A Tile IR kernel compiled to a cubin; loaded on a device at its first launch there."""
 
@@ -357,16 +371,16 @@ class TileGPUKernel(cc.CompiledKernel):
         self._general: Dict[int, object] = {}  # device -> the kernel with both loop versions
         self._fallback: Dict[int, object] = {}  # device -> PTX kernel, where the driver refuses
         self._guard = LaunchGuard(self.name, asm["guard"]) if "guard" in asm else None
-        # The guard's argument values straight from the runtime list (as is: constexprs in
-        # place, so its TTIR argument indices shift), else from the flattened list.
-        self._guard_values = None
+        self._grid_stride = GridStride(self.name, asm["grid"]) if "grid" in asm else None
+        # The guard's and the grid function's argument values straight from the runtime list
+        # (as is: constexprs in place, so their TTIR argument indices shift), else from the
+        # flattened list.
+        kept = [i for i, t in enumerate(spec.param_types) if t != "constexpr"]
+        self._guard_values = self._grid_values = None
         if self._guard is not None:
-            idx = list(self._guard.args)
-            if self._as_is:
-                kept = [i for i, t in enumerate(spec.param_types) if t != "constexpr"]
-                idx = [kept[i] for i in idx]
-            pick = operator.itemgetter(*idx) if idx else (lambda _: ())
-            self._guard_values = pick if len(idx) != 1 else (lambda xs, p=pick: (p(xs),))
+            self._guard_values = _picker(self._guard.args, kept if self._as_is else None)
+        if self._grid_stride is not None:
+            self._grid_values = _picker(self._grid_stride.args, kept if self._as_is else None)
         # Future of the general cubin while it compiles in the background (compile_kernel).
         self.general_cubin = None
         self.general_launches = 0  # launches the guard sent to the kernel with both versions
@@ -448,12 +462,22 @@ class TileGPUKernel(cc.CompiledKernel):
                 kernel.launch_device(grid, runtime, buf, bound, opt_kw, addresses)
                 return
         args = runtime if self._as_is else sp.flatten_runtime(runtime)
-        if self._guard is not None:
-            kernel = self._pick(buf.device, grid, self._guard_values(args))
+        grids = self._grids(grid, args)
+        if self._guard is not None and grids:
+            kernel = self._pick(buf.device, grids[0], self._guard_values(args))
             if isinstance(kernel, cc.CompiledKernel):  # the general kernel's PTX fallback
                 kernel.launch_device(grid, runtime, buf, bound, opt_kw, addresses)
                 return
-        kernel.launch(grid[0], grid[1], grid[2], stream_of(buf), args)
+        stream = stream_of(buf)
+        for g in grids:
+            kernel.launch(g[0], g[1], g[2], stream, args)
+
+    def _grids(self, grid, args) -> list:
+        """The grids this launch runs the cubin on: the launch's own, or a persistent loop's
+        items (backends/grid_stride.py)."""
+        if self._grid_stride is None:
+            return [grid]
+        return self._grid_stride.launches(tuple(grid), self._grid_values(args))
 
     def launch(self, grid, args) -> None:
         raise TypeError(f"kernel {self.name} was compiled for {self.metadata.target}; launch "
@@ -483,13 +507,15 @@ class TileGPUKernel(cc.CompiledKernel):
                 raise RuntimeError(f"{self.name}: the driver rejects this cubin; launch through "
                                    "the @jit function to run it on the PTX path")
             args = vals if self._as_is else sp.flatten_runtime(vals)
-            if self._guard is not None:
-                kernel = self._pick(buf.device, grid3, self._guard_values(args))
+            grids = self._grids(grid3, args)
+            if self._guard is not None and grids:
+                kernel = self._pick(buf.device, grids[0], self._guard_values(args))
                 if isinstance(kernel, cc.CompiledKernel):
                     raise RuntimeError(f"{self.name}: this launch needs the general kernel, "
                                        "which has no cubin; launch through the @jit function "
                                        "to run it on the PTX path")
-            kernel.launch(*grid3, stream if stream is not None else stream_of(buf), args)
+            for g in grids:
+                kernel.launch(*g, stream if stream is not None else stream_of(buf), args)
             return self
 
         return runner

@@ -14,6 +14,7 @@ import numpy as np
 
 from .. import knobs
 from ..backends import cpu
+from ..backends.grid_stride import GridStride
 from ..runtime import specialize as sp
 
 TTIR_PASSES = ["inline", "canonicalize", "cse", "dce"]
@@ -74,6 +75,8 @@ class CompiledKernel:
         # into tuples or a descriptor) pairs: a launch refuses read-only arrays there before
         # it runs (sp.check_writable).
         self.written = tuple(written)
+        # the Tile path's persistent loop made a grid of items: each launch's grid(s)
+        self._grid_stride = GridStride(name, asm["grid"]) if "grid" in asm else None
 
     def with_options(self, options, key: str) -> "CompiledKernel":
         """The same program under other metadata-only options (see backends.cpu.same_code)."""
@@ -89,7 +92,12 @@ class CompiledKernel:
         """Run over a 3-d grid with executor-ready arguments (see runtime/specialize.py)."""
         if grid[0] <= 0 or grid[1] <= 0 or grid[2] <= 0:
             return
-        cpu.launch(self.program, grid, args, knobs.num_threads)
+        if self._grid_stride is None:
+            cpu.launch(self.program, grid, args, knobs.num_threads)
+            return
+        values = tuple(args[i] for i in self._grid_stride.args)
+        for items in self._grid_stride.launches(tuple(grid), values):
+            cpu.launch(self.program, items, args, knobs.num_threads)
 
     def __getitem__(self, grid):
         """`compiled[grid](*all_args)`: launch without binding or specialization checks; all

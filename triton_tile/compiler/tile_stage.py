@@ -1,6 +1,7 @@
 """The Tile IR stage: TTIR -> CUDA Tile IR, or a loud reason to stay on the PTX-style path.
 
-    TTIR --(clone)--> expand-block-pointer-loops, scalarize-loop-pointers, cleanups
+    TTIR --(clone)--> flatten-grid-stride-loop (a persistent loop as a grid of items),
+         expand-block-pointer-loops, scalarize-loop-pointers, cleanups
          --> convert-ttir-to-tile (raise-pointers-to-views, lower-tensor-descriptors,
              insert-memory-tokens) --> Tile IR            asm['tileir']
 
@@ -41,6 +42,12 @@ class TileResult(NamedTuple):
     # views made where their tensor is made (TRITON_TILE_ANCHORED_VIEWS), in this kernel or
     # its general one: a GPU compile converts again without them if tileiras rejects it
     anchored_views: int = 0
+    # a persistent loop made a grid of items (TRITON_TILE_GRID_STRIDE): the TTIR of the
+    # function the host runs for each launch's extent (backends/grid_stride.py) and the kernel
+    # arguments it takes
+    grid: Optional[str] = None
+    grid_args: Tuple[int, ...] = ()
+    grid_linear: bool = False  # the body reads no program id or count of axis 0
 
 
 # Without an occupancy hint Tile IR runs one CTA per SM. Measured on an H200 (see
@@ -109,6 +116,10 @@ def convert(ttir, name: str, options, alias_classes=(), arch=None,
     core = cpu.core()
     alias_classes = alias_classes or getattr(options, "alias_classes", ())
     module = ttir.clone()
+    grid, grid_args, linear = None, (), False
+    if knobs.grid_stride:
+        grid, grid_args, linear = core.flatten_grid_stride_loop(
+            module, name, [list(c) for c in alias_classes])
     core.run_passes(module, TILE_PASSES if arch else CPU_TILE_PASSES)
     o = tile_options(options, alias_classes, arch, str(module), anchored_views)
     o.launch_guards = launch_guards and knobs.launch_guards
@@ -126,7 +137,8 @@ def convert(ttir, name: str, options, alias_classes=(), arch=None,
                                      alias_classes, arch)
         _recorded.append((name, bytecode, redo))
     result = TileResult(tile, core.print_tile(tile), bytecode, None, list(r.accesses),
-                        anchored_views=r.anchored_views)
+                        anchored_views=r.anchored_views, grid=str(grid) if grid else None,
+                        grid_args=tuple(grid_args), grid_linear=linear)
     guard = r.take_guard()
     if guard is None:
         return result

@@ -24,6 +24,9 @@ as MLIR's `mlir-opt` does; optionally convert to Tile IR.
   it runs in.
 - `--bytecode`: with `--convert-to-tile`, print the bytecode's dump (`_core.bytecode_dump`)
   instead of the Tile IR text.
+- `--grid-stride[=KERNEL]`: after the passes, make KERNEL's persistent loop a grid of items
+  (csrc/passes/grid_stride_loops.cpp, as the Tile path's compile does first) and print the
+  module, then the host's grid function with its argument indices, or that the loop stays.
 
 Exit status: 0, 1 for an unsupported conversion, 2 for bad input (unparsable text, an unknown
 pass or option: the message names it). Golden tests (tests/golden/) run it through `run()`.
@@ -98,23 +101,24 @@ def tile_options(pairs: List[str]):
     return o
 
 
-def kernel_name(module, wanted: Optional[str]) -> str:
+def kernel_name(module, wanted: Optional[str], flag: str = "--convert-to-tile") -> str:
     names = [f.attr("sym_name") for f in module.funcs]
     if wanted:
         if wanted not in names:
-            raise OptError(f"--convert-to-tile={wanted}: no function of that name "
+            raise OptError(f"{flag}={wanted}: no function of that name "
                            f"(the module has {', '.join(names) or 'none'})")
         return wanted
     public = [f.attr("sym_name") for f in module.funcs if f.attr("sym_visibility") != "private"]
     if len(public) != 1:
-        raise OptError(f"--convert-to-tile: name the kernel, the module has {len(public)} "
+        raise OptError(f"{flag}: name the kernel, the module has {len(public)} "
                        f"public functions ({', '.join(public)})")
     return public[0]
 
 
 def run(text: str, path: str = "<stdin>", passes: Optional[str] = None,
         convert: Optional[str] = None, options: Optional[List[str]] = None,
-        bytecode: bool = False, err: Optional[TextIO] = None) -> tuple:
+        bytecode: bool = False, err: Optional[TextIO] = None,
+        grid_stride: Optional[str] = None) -> tuple:
     """(exit status, printed text) for one invocation; raises OptError on bad input.
     Unsupported ops are listed on `err` (default: the standard error of the moment)."""
     err = err or sys.stderr
@@ -126,6 +130,12 @@ def run(text: str, path: str = "<stdin>", passes: Optional[str] = None,
         _core.run_passes(module, expand_passes(passes))
     except Exception as e:
         raise OptError(str(e)) from None
+    if grid_stride is not None:
+        name = kernel_name(module, grid_stride or None, "--grid-stride")
+        grid, args, linear = _core.flatten_grid_stride_loop(module, name, [])
+        tail = (f"// grid function: arguments {list(args)}, linear {linear}\n{grid}"
+                if grid is not None else "// the loop stays\n")
+        return 0, module.str() + tail
     if convert is None:
         return 0, module.str()
     name = kernel_name(module, convert or None)
@@ -165,6 +175,7 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--convert-to-tile", nargs="?", const="", default=None, metavar="KERNEL")
     ap.add_argument("--tile-option", action="append", default=[], metavar="NAME=VALUE")
     ap.add_argument("--bytecode", action="store_true")
+    ap.add_argument("--grid-stride", nargs="?", const="", default=None, metavar="KERNEL")
     return ap
 
 
@@ -181,8 +192,10 @@ def main(argv=None) -> int:
                 raise OptError(f"{args.file}: {e.strerror}") from None
         if args.bytecode and args.convert_to_tile is None:
             raise OptError("--bytecode needs --convert-to-tile")
+        if args.grid_stride is not None and args.convert_to_tile is not None:
+            raise OptError("--grid-stride prints TTIR: leave out --convert-to-tile")
         status, out = run(text, path, args.passes, args.convert_to_tile, args.tile_option,
-                          args.bytecode)
+                          args.bytecode, grid_stride=args.grid_stride)
     except OptError as e:
         print(f"opt: error: {e}", file=sys.stderr)
         return 2

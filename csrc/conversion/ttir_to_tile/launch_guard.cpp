@@ -178,15 +178,10 @@ std::unique_ptr<Module> LaunchGuard::build(const std::string &name, std::vector<
 
   auto m = std::make_unique<Module>();
   Builder b(*m);
-  Operation *f = b.create("tt.func", {}, {},
-                          {{"sym_name", Attribute::string(name)},
-                           {"function_type", Attribute::type(Type::function(inputs, {}))},
-                           {"sym_visibility", Attribute::string("public")}},
-                          1);
-  Block *body = f->region(0)->addBlock();
+  Block *body = createPublicFunction(b, name, inputs);
   std::vector<Value *> guardArgs;
-  for (Type t : inputs)
-    guardArgs.push_back(body->addArg(t));
+  for (size_t i = 0; i < inputs.size(); ++i)
+    guardArgs.push_back(body->arg(i));
   Value *flag = guardArgs.back();
 
   for (size_t n = 0; n < loops_.size(); ++n) {
