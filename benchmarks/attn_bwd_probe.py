@@ -10,6 +10,11 @@ fp32 each, so a key block of 64 halves what each thread holds. This probe times 
 key blocks 64 and 128, query blocks 32 and 64, 4 and 8 warps, one and two programs per SM, with
 stock Triton at the same blocks and the one-block atomic kernel beside them (do_bench medians,
 TFLOP/s, in one process). Run it after `STEPS=none benchmarks/gpu_run.sh`.
+
+The Tile path runs the persistent loop as a grid of work items (TRITON_TILE_GRID_STRIDE,
+csrc/passes/grid_stride_loops.cpp); the "tile-loop" rows compile it with the loop as written.
+
+    python benchmarks/attn_bwd_probe.py --quick   # 64x128 only, 8 warps
 """
 
 from __future__ import annotations
@@ -30,9 +35,17 @@ CONFIGS += [("stock", dict(BLOCK_M1=m1, BLOCK_N1=n1, NUM_PROGRAMS=264, num_warps
 ONE_BLOCK = [("tile", dict(BLOCK_M1=m1, BLOCK_N1=n1, num_warps=8, num_stages=3, occupancy=1))
              for m1, n1 in _BLOCKS[:2]]
 ONE_BLOCK += [("stock", dict(BLOCK_M1=64, BLOCK_N1=128, num_warps=8, num_stages=3))]
+LOOP = [("tile-loop", dict(BLOCK_M1=m1, BLOCK_N1=n1, NUM_PROGRAMS=p, num_warps=8, num_stages=3,
+                           occupancy=1)) for m1, n1 in _BLOCKS for p in (132, 264)]
+SIDE_ENV = {"tile-loop": {"TRITON_TILE_GRID_STRIDE": "0"}}
 
 
 def main() -> int:
+    quick = "--quick" in sys.argv[1:]
+    configs = CONFIGS + LOOP
+    if quick:  # the 64x128 blocks at 8 warps
+        configs = [(s, c) for s, c in configs if (c["BLOCK_M1"], c["BLOCK_N1"]) == (64, 128)
+                   and c["num_warps"] == 8]
     t = gb.Tensors(aot=False)
     shape = dict(z=4, h=32, n_ctx=4096, d=128)
     label = ("B4 H32 L4096 D128",)
@@ -40,8 +53,8 @@ def main() -> int:
                    lambda: gb.attention_bwd(t, **shape, atomic=True, persistent=True))]
     one_block = [(("one block", *label), lambda: gb.attention_bwd(t, **shape, atomic=True))]
     header = ["kernel", "shape", "config", "TFLOP/s"]
-    gb.probe_configs(persistent, CONFIGS, header)
-    gb.probe_configs(one_block, ONE_BLOCK, header)
+    gb.probe_configs(persistent, configs, header, SIDE_ENV)
+    gb.probe_configs(one_block, ONE_BLOCK[::2] if quick else ONE_BLOCK, header)
     return 0
 
 

@@ -8,6 +8,12 @@ depending on the stage count, the persistent kernel at 4 stages at 202, and 256x
 This probe times both kernels at both tiles over 2 to 5 stages, with and without occupancy 1,
 in one process, with stock Triton's winners and cuBLAS beside them (do_bench medians; TFLOP/s).
 Run it after `STEPS=none benchmarks/gpu_run.sh`.
+
+    python benchmarks/desc_probe.py --persistent   # the persistent kernel at 4096^3 only
+
+The Tile path runs the persistent kernel's loop over tiles as a grid of tiles
+(TRITON_TILE_GRID_STRIDE, csrc/passes/grid_stride_loops.cpp); `--persistent` adds "tile-loop"
+rows, compiled with the loop as written.
 """
 
 from __future__ import annotations
@@ -26,13 +32,21 @@ CONFIGS = [("tile", dict(shape, num_warps=8, num_stages=st, **occ))
 CONFIGS += [("stock", dict(shape, num_warps=8, num_stages=3)) for shape in _SHAPES]
 CASES = (("matmul desc fp16", gb.matmul_desc, 4096), ("matmul TMA fp16", gb.matmul_tma, 4096),
          ("matmul TMA fp16", gb.matmul_tma, 8192))
+# the persistent kernel's 128x256x64 at one CTA per SM, its loop as a grid and as written
+_WIDE = dict(_SHAPES[0], num_warps=8, occupancy=1)
+PERSISTENT = ([("tile", dict(_WIDE, num_stages=st)) for st in (3, 4, 5)]
+              + [("tile-loop", dict(_WIDE, num_stages=st)) for st in (3, 4)]
+              + [("stock", dict(_SHAPES[0], num_warps=8, num_stages=3))])
+SIDE_ENV = {"tile-loop": {"TRITON_TILE_GRID_STRIDE": "0"}}
 
 
 def main() -> int:
     t = gb.Tensors(aot=False)
+    persistent = "--persistent" in sys.argv[1:]
     cases = [((name, f"{size}^3"), lambda m=make, s=size: m(t, s, "float16"))
-             for name, make, size in CASES]
-    gb.probe_configs(cases, CONFIGS, ["kernel", "size", "config", "TFLOP/s"])
+             for name, make, size in (CASES[1:2] if persistent else CASES)]
+    gb.probe_configs(cases, PERSISTENT if persistent else CONFIGS,
+                     ["kernel", "size", "config", "TFLOP/s"], SIDE_ENV)
     return 0
 
 

@@ -1147,17 +1147,29 @@ def probe_config_name(side: str, c: dict) -> str:
     return (f"{side} {blocks}{programs}, nw{c['num_warps']}, ns{c['num_stages']}{extra}")
 
 
-def probe_configs(cases, configs, header: List[str]) -> None:
+def probe_configs(cases, configs, header: List[str], side_env=None) -> None:
     """A probe of matmul configs, one row each, in one process: `cases` are (the row's leading
     cells, a function making the case) pairs, `configs` (side, config) pairs over the case's
-    meta ("stock" for stock Triton); each case ends with torch's row. Prints the table."""
+    meta ("stock" for stock Triton); each case ends with torch's row. Prints the table.
+    `side_env`: {side: {variable: value}}, environment set while a side's config compiles and
+    runs (a Tile knob switched per row: the kernel cache keys on it)."""
     import torch
 
     rows = []
     for labels, make in cases:
         case = make()
         for side, config in configs:
-            cell = probe_cell(case, side == "stock", dict(case.meta, **config))
+            env = (side_env or {}).get(side, {})
+            saved = {k: os.environ.get(k) for k in env}
+            os.environ.update(env)
+            try:
+                cell = probe_cell(case, side == "stock", dict(case.meta, **config))
+            finally:
+                for k, v in saved.items():
+                    if v is None:
+                        os.environ.pop(k, None)
+                    else:
+                        os.environ[k] = v
             rows.append([*labels, probe_config_name(side, config), cell])
             print("  ", rows[-1], file=sys.stderr, flush=True)
         rows.append([*labels, "torch (cuBLAS)", probe_torch_cell(case)])
