@@ -462,10 +462,18 @@ class TileGPUKernel(cc.CompiledKernel):
                 kernel.launch_device(grid, runtime, buf, bound, opt_kw, addresses)
                 return
         args = runtime if self._as_is else sp.flatten_runtime(runtime)
+        if self._grid_stride is None:  # (the usual launch: no list, no loop; launch overhead)
+            if self._guard is not None:
+                kernel = self._pick(buf.device, grid, self._guard_values(args))
+                if isinstance(kernel, cc.CompiledKernel):  # the general kernel's PTX fallback
+                    kernel.launch_device(grid, runtime, buf, bound, opt_kw, addresses)
+                    return
+            kernel.launch(grid[0], grid[1], grid[2], stream_of(buf), args)
+            return
         grids = self._grids(grid, args)
         if self._guard is not None and grids:
             kernel = self._pick(buf.device, grids[0], self._guard_values(args))
-            if isinstance(kernel, cc.CompiledKernel):  # the general kernel's PTX fallback
+            if isinstance(kernel, cc.CompiledKernel):
                 kernel.launch_device(grid, runtime, buf, bound, opt_kw, addresses)
                 return
         stream = stream_of(buf)
