@@ -329,6 +329,13 @@ def test_launch_guard_decides_loop_conditions_for_the_whole_grid(monkeypatch, ca
         assert p._guard.holds(grids[0], flat() + [programs])
     grids = _launch_grids(p, (4, 1, 1), flat(k_loop=K + bk) + [4])
     assert not p._guard.holds(grids[0], flat(k_loop=K + bk) + [4])
+    # A grid other than the step: (programs, iterations) with programs past the last tile,
+    # which the guard leaves out (the kernel's `if item < tiles`).
+    for programs, step in ((3, 4), (tiles + 5, 4)):
+        grids = _launch_grids(p, (programs, 1, 1), flat() + [step])
+        assert grids == [(programs, -(-tiles // step), 1)]
+        assert p._guard.holds(grids[0], flat() + [step])
+        assert not p._guard.holds(grids[0], flat(k_loop=K + bk) + [step])
 
 
 def _launch_grids(kernel, grid, flat):
@@ -419,9 +426,9 @@ def test_launch_guard_intervals_never_claim_more_than_the_executor(monkeypatch, 
             stride = int(rng.choice([k, 1 << 31, 1 << 30]))
             flat = [0, am, ak, stride, 1, 0, bk, bn, n, 1, 0, m, n, n, 1, m, n, k]
             tiles = -(-m // 64) * -(-n // 64)
-            if is_persistent:
+            if is_persistent:  # the step (NUM_SMS) the grid, or not (a 2-D grid of tiles)
                 programs = int(rng.integers(1, 140))
-                flat.append(programs)
+                flat.append(programs if case % 2 else int(rng.integers(1, 140)))
             else:
                 programs = max(1, tiles + int(rng.integers(-2, 3)))
             values = tuple(flat[i] for i in guard.args)

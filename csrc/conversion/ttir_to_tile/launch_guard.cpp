@@ -140,6 +140,28 @@ private:
   }
 };
 
+// The conditions of the scf.if ops around `loop` that the host can evaluate (each with whether
+// the loop sits in its else region), added to `s`; the others are left out, as if always
+// taken: that can only clear the flag more often than needed. A program that does not reach
+// the loop does not need its conditions (a persistent loop made a grid of items: the programs
+// past the last item, grid_stride_loops.cpp).
+std::vector<std::pair<const Value *, bool>> enclosingIfs(const Operation &loop, Slice &s) {
+  std::vector<std::pair<const Value *, bool>> out;
+  const Operation *inner = &loop;
+  for (const Operation *p = loop.parentOp(); p && !p->is("tt.func"); inner = p, p = p->parentOp()) {
+    if (!p->is("scf.if"))
+      continue;
+    Slice trial{s.top, loop, {}, {}, {}};
+    if (!trial.add(p->operand(0)))
+      continue;
+    s.add(p->operand(0));
+    bool inElse = p->numRegions() > 1 && inner->parentBlock() &&
+                  inner->parentBlock()->parent() == p->region(1);
+    out.push_back({p->operand(0), inElse});
+  }
+  return out;
+}
+
 } // namespace
 
 bool LaunchGuard::accepts(const Operation &loop, const std::vector<IndexCond> &conds) const {
@@ -157,12 +179,14 @@ void LaunchGuard::add(const Operation &loop, const std::vector<IndexCond> &conds
 std::unique_ptr<Module> LaunchGuard::build(const std::string &name, std::vector<int> &args) const {
   std::set<int> used;
   std::vector<std::vector<const Operation *>> nests;
+  std::vector<std::vector<std::pair<const Value *, bool>>> ifs;
   for (const Guarded &g : loops_) {
     Slice s{top_, *g.loop, {}, {}, {}};
     for (const IndexCond &c : g.conds) {
       s.add(c.lhs);
       s.add(c.rhs);
     }
+    ifs.push_back(enclosingIfs(*g.loop, s));
     used.insert(s.args.begin(), s.args.end());
     std::vector<const Operation *> nest(s.fors.begin(), s.fors.end());
     std::sort(nest.begin(), nest.end(),
@@ -207,6 +231,12 @@ std::unique_ptr<Module> LaunchGuard::build(const std::string &name, std::vector<
       all = all ? e.bin("arith.andi", all, v) : v;
     }
     Value *fails = e.bin("arith.xori", all, b.constInt(1, Type::integer(1)));
+    for (const auto &[cond, inElse] : ifs[n]) {
+      Value *reached = e.value(cond);
+      if (inElse)
+        reached = e.bin("arith.xori", reached, b.constInt(1, Type::integer(1)));
+      fails = e.bin("arith.andi", fails, reached);
+    }
     Operation *ifOp = b.create("scf.if", {fails}, {}, {}, 2);
     b.setInsertionPointToEnd(ifOp->region(0)->addBlock());
     b.create("tt.store", {flag, b.constInt(0, Type::integer(32))}, {});

@@ -23,10 +23,12 @@
 // scf.for around the loop whose bounds are allowed; results of pure scalar integer ops
 // (arith.*, tt.get_program_id, tt.get_num_programs) whose operands are allowed. The guard
 // evaluates a loop's conditions for every iteration of the scf.for loops whose induction
-// variables they use, whether or not the program reaches the loop (ifs and whiles around it
-// are ignored): that can only clear the flag more often than needed, which costs speed, never
-// correctness. Cost: one run per new (grid, argument values), cached after that; a run walks
-// every iteration of those loops in every program (a persistent matmul's tile loop: one step
+// variables they use; an scf.if around the loop whose condition follows the same rules limits
+// them to the programs and iterations that take its branch (a persistent loop made a grid of
+// items: the programs past the last item, passes/grid_stride_loops.cpp); other ifs and whiles
+// are ignored, as if taken: that can only clear the flag more often than needed, which costs
+// speed, never correctness. Cost: one run per new (grid, argument values), cached after that; a run
+// walks every iteration of those loops in every program (a persistent matmul's tile loop: one step
 // per output tile). Known limits: values carried by loops (other than closed forms), loaded
 // from memory or produced by while loops keep the loop versioned inside the kernel.
 #pragma once
