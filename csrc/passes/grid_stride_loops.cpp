@@ -14,8 +14,10 @@
 // item, which a launch guard (launch_guard.h, which ignores the `if`) needs to hold.
 //
 // Rules (else the kernel is left as it is):
-// - the kernel's body is pure ops, then the loop (scf.for from tt.get_program_id x, with no
-//   carried values), then tt.return; the bound and step are pure integer functions of the
+// - the kernel's body is pure ops, then the loop (scf.for from tt.get_program_id x), then
+//   tt.return; values the loop carries are integers in closed form (the same at every
+//   iteration, or stepped by a value from outside the loop: tutorial 09's tile_id_c), each
+//   replaced by init + j * step; the bound and step are pure integer functions of the
 //   kernel's integer arguments and constants (tt.get_num_programs x, G, allowed);
 // - no op reads the program id or count of axis 1 or 2 (they now number iterations);
 // - items may run in any order, so the loop must not carry anything through memory between
@@ -24,7 +26,8 @@
 //   address depends on the item (a per-program location written by each item would have its
 //   last writer change).
 // Known limits: a kernel reading what it writes elsewhere in the loop (a per-item scratch
-// buffer) keeps its loop; so does a loop with carried values (a grouped GEMM's tile counter).
+// buffer) keeps its loop; so does a loop carrying other values (an accumulator over items, a
+// pointer stepped per item, a grouped GEMM's counters).
 // On a two-dimensional grid of items, programs past the last item make a launch guard fail
 // (the kernel with both loop versions runs: slower, still right).
 #include <functional>
@@ -129,7 +132,8 @@ bool dependsOn(const Value *v, const Value *on, std::unordered_map<const Value *
 
 // Whether the loop's items may run in any order (the header's third rule).
 bool independentItems(const Block &top, Operation *loop,
-                      const std::vector<std::vector<int>> &aliasClasses) {
+                      const std::vector<std::vector<int>> &aliasClasses,
+                      const std::vector<const Value *> &itemLike) {
   std::unordered_map<int, int> cls;
   for (size_t c = 0; c < aliasClasses.size(); ++c)
     for (int a : aliasClasses[c])
@@ -139,6 +143,8 @@ bool independentItems(const Block &top, Operation *loop,
   Roots roots(top);
   std::set<int> reads, writes;
   std::unordered_map<const Value *, bool> memo;
+  for (const Value *v : itemLike)
+    memo[v] = true; // a counter stepped with the loop: a function of the item's iteration
   std::unordered_set<const Value *> used;
   loop->walk([&](Operation *op) { used.insert(op->operands.begin(), op->operands.end()); });
   bool ok = true;
@@ -266,6 +272,39 @@ std::unique_ptr<Module> buildGridFunction(const std::string &name, const Block &
   return m;
 }
 
+// A value the loop carries in closed form: `init` at the first iteration, `init + j * step` at
+// iteration j (step null: `init` throughout). Tutorial 09's persistent matmuls carry their
+// epilogue's tile counter so (tile_id_c += NUM_SMS).
+struct ClosedForm {
+  Value *arg, *init, *step;
+};
+
+bool closedForms(Operation *loop, const Block &top, std::vector<ClosedForm> &out) {
+  Block *body = loop->region(0)->front();
+  const Operation *yield = body->terminator();
+  if (!yield || yield->numOperands() != body->numArgs() - 1)
+    return false;
+  auto outside = [&](const Value *v) {
+    return v->def ? v->def->parentBlock() == &top : v->ownerBlock == &top;
+  };
+  for (size_t k = 0; k + 1 < body->numArgs(); ++k) {
+    Value *arg = body->arg(k + 1), *next = yield->operand(k);
+    if (!arg->type.isInt())
+      return false;
+    Value *step = nullptr;
+    if (next != arg) {
+      const Operation *d = next->def;
+      if (!d || !d->is("arith.addi") || d->parentBlock() != body)
+        return false;
+      step = d->operand(0) == arg ? d->operand(1) : d->operand(1) == arg ? d->operand(0) : nullptr;
+      if (!step || !outside(step))
+        return false;
+    }
+    out.push_back({arg, loop->operand(3 + k), step});
+  }
+  return true;
+}
+
 } // namespace
 
 GridStride flattenGridStrideLoop(Module &m, const std::string &kernel,
@@ -287,16 +326,23 @@ GridStride flattenGridStrideLoop(Module &m, const std::string &kernel,
       return result;
   }
   if (!loop || loop == top.back() || std::next(top.find(loop))->get() != top.back() ||
-      !top.back()->is("tt.return") || loop->numResults() || !loop->operand(0)->def ||
-      !isAxis(loop->operand(0)->def, 0) || !loop->operand(0)->def->is("tt.get_program_id"))
+      !top.back()->is("tt.return") || !loop->operand(0)->def || !isAxis(loop->operand(0)->def, 0) ||
+      !loop->operand(0)->def->is("tt.get_program_id"))
     return result;
   bool otherAxes = false;
   f->walk([&](Operation *op) { otherAxes = otherAxes || isAxis(op, 1) || isAxis(op, 2); });
+  std::vector<ClosedForm> carried;
+  std::vector<const Value *> itemLike;
+  if (!closedForms(loop, top, carried))
+    return result;
+  for (const ClosedForm &c : carried)
+    if (c.step)
+      itemLike.push_back(c.arg);
   std::set<int> args;
   std::unordered_set<const Operation *> slice;
   if (otherAxes || !hostComputable(loop->operand(1), top, args, slice) ||
       !hostComputable(loop->operand(2), top, args, slice) ||
-      !independentItems(top, loop, aliasClasses))
+      !independentItems(top, loop, aliasClasses, itemLike))
     return result;
   result.args.assign(args.begin(), args.end());
   result.linear = linearItems(f, loop, slice);
@@ -323,11 +369,24 @@ GridStride flattenGridStrideLoop(Module &m, const std::string &kernel,
   Value *iv = body->arg(0);
   if (!iv->type.isInt(64))
     item = b.create("arith.trunci", {item}, {iv->type})->result(0);
+  std::vector<std::pair<Value *, Value *>> uses = {{iv, item}};
+  for (const ClosedForm &c : carried) {
+    Value *v = c.init;
+    if (c.step) {
+      v = binary(b, "arith.addi", toI64(b, c.init), binary(b, "arith.muli", j, toI64(b, c.step)));
+      if (!c.arg->type.isInt(64))
+        v = b.create("arith.trunci", {v}, {c.arg->type})->result(0);
+    }
+    uses.push_back({c.arg, v});
+  }
   Operation *ifOp = b.create("scf.if", {inRange}, {}, {}, 2);
   Block *then = ifOp->region(0)->addBlock();
   while (!body->empty())
     then->insert(then->ops().end(), body->remove(body->ops().front().get()));
-  replaceUses(ifOp, {{iv, item}});
+  then->erase(then->back()); // the loop's scf.yield: the if's yields nothing
+  b.setInsertionPointToEnd(then);
+  b.create("scf.yield", {}, {});
+  replaceUses(ifOp, uses);
   top.erase(loop);
   verifyModule(m);
   return result;

@@ -98,6 +98,29 @@ def test_bad_step_is_an_error_naming_the_kernel(path):
         _count_items[(2,)](np.zeros(4, np.int32), y, 8, 0)
 
 
+@triton.jit
+def _counter_beside_the_item(X, Y, n, step):
+    """Tutorial 09's persistent matmuls carry their epilogue's tile counter beside the loop's
+    own (tile_id_c += NUM_SMS): a closed form of the iteration, so the loop still flattens."""
+    tile_c = tl.program_id(0) - step
+    for item in range(tl.program_id(0), n, step):
+        x = tl.load(X + item)
+        tile_c += step
+        tl.store(Y + tile_c, x * 5 + tile_c)
+
+
+@pytest.mark.parametrize("programs, step", [(4, 4), (3, 5), (6, 2)])
+def test_a_counter_stepped_with_the_loop(programs, step, path, rng):
+    x = numpy_random(123, "int32", rng, low=-100, high=100)
+    y = poisoned(123, "int32")
+    compiled = _counter_beside_the_item[(programs,)](x, y, 123, step)
+    want = poisoned(123, "int32")
+    items = sorted(set(_items(programs, 123, step)))
+    want[items] = x[items] * 5 + np.array(items, np.int32)
+    assert_equal(y, want)
+    assert ("grid" in compiled.asm) == (path == "tile")
+
+
 # Kernels whose items cannot run in any order keep their loop.
 
 @triton.jit
