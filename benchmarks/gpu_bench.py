@@ -225,6 +225,28 @@ def matmul(t: Tensors, size: int, dtype: str, b_kmajor: bool = False) -> Case:
                 _fp8_torch(a, b) if dtype.startswith("float8") else lambda: _torch().matmul(a, b))
 
 
+def matmul_persistent(t: Tensors, size: int, dtype: str) -> Case:
+    """examples/matmul.py's persistent kernel, tutorial 09's form, one program per SM."""
+    a, b = t.randn((size, size), dtype), t.randn((size, size), dtype)
+    c = t.empty((size, size), "float16")
+    sms = 132
+    meta = {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_M": 8, "NUM_SMS": sms,
+            "num_warps": 8, "num_stages": 3}
+
+    def grid(meta):
+        tiles = tt.cdiv(size, meta["BLOCK_M"]) * tt.cdiv(size, meta["BLOCK_N"])
+        return (min(meta["NUM_SMS"], tiles),)
+
+    def check():
+        return _rel_err(c, (a.float() @ b.float()))
+
+    short = {"float16": "fp16", "bfloat16": "bf16"}[dtype]
+    return Case(f"matmul persistent {short}", f"{size}^3",
+                example("matmul").matmul_persistent_kernel, grid(meta),
+                [a, b, c, size, size, size, size, 1, size, 1, size, 1], meta, [c], check, 1e-2,
+                2.0 * size ** 3, "TFLOP/s", grid, lambda: _torch().matmul(a, b))
+
+
 def _fp8_torch(a, b):
     """What a torch user runs for an fp8 GEMM: cuBLAS through torch._scaled_mm (unit scales,
     fp16 out); None ahead of time. _scaled_mm takes B column-major (K-major) only, so a row-major

@@ -51,6 +51,19 @@ def test_fused_softmax_strided_rows():
     assert np.allclose(out, mod.reference(x), rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.parametrize("m, n, k, num_sms, block", [
+    (200, 136, 100, 4, (64, 64, 32)),  # more tiles than programs, tiles past the edges
+    (64, 64, 32, 1, (64, 64, 32)),  # one program, one tile
+    (333, 129, 77, 7, (64, 64, 32)),
+    (130, 300, 64, 3, (32, 64, 32))])
+def test_matmul_persistent(m, n, k, num_sms, block, path):
+    """Tutorial 09's persistent form (on the Tile path its loop over tiles runs as a grid of
+    tiles: csrc/passes/grid_stride_loops.cpp)."""
+    result = load("matmul").check_persistent(m, n, k, num_sms, block)
+    _assert_ok(result, f"matmul_persistent {m}x{n}x{k} on {num_sms} programs {block}")
+    assert ("grid" in result[2].asm) == (path == "tile")
+
+
 @pytest.mark.parametrize("m, n, k, activation, transpose_b", [
     (200, 136, 100, "", False), (64, 64, 64, "leaky_relu", False), (37, 45, 29, "", True)])
 def test_matmul(m, n, k, activation, transpose_b):
