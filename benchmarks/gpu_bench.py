@@ -469,7 +469,7 @@ FAMILIES = ["vector_add", "softmax", "layer_norm", "stencil", "matmul", "matmul_
 TILE_OCCUPANCY = {"vector add fp32": [], "stencil fp32": [4, 16], "softmax fp16": [4, 16],
                   "softmax bf16": [4, 16], "layer norm fp16": [4, 16], "matmul fp16": [2],
                   "matmul bf16": [2],
-                  "matmul TMA fp16": [1], "matmul desc fp16": [1],
+                  "matmul TMA fp16": [1], "matmul desc fp16": [1], "matmul persistent fp16": [2],
                   "attention fwd fp16": [2], "attention bwd fp16": [1, 2],
                   "attention bwd atomic fp16": [1, 2],
                   "attention bwd atomic persistent fp16": [1],
@@ -526,7 +526,8 @@ TUNE = {"matmul desc fp16": _MM_DESC, "matmul TMA fp16": _MM_DESC,
         "stencil fp32": [dict(BLOCK_M=m, BLOCK_N=n, num_warps=w)
                          for m, n, w in ((16, 128, 4), (32, 256, 8), (64, 128, 8),
                                          (8, 512, 4), (16, 256, 4))],
-        "matmul fp16": _MM, "matmul bf16": _MM, "matmul fp8 e4m3": _MM_FP8,
+        "matmul fp16": _MM, "matmul bf16": _MM, "matmul persistent fp16": _MM,
+        "matmul fp8 e4m3": _MM_FP8,
         "matmul fp8 e4m3 B K-major": _MM_FP8,
         "attention fwd fp16": [dict(BLOCK_M=128, BLOCK_N=128, num_warps=8, num_stages=3),
                                dict(BLOCK_M=64, BLOCK_N=64, num_warps=4, num_stages=4),
@@ -657,6 +658,11 @@ TILE_ONLY = {"stencil fp32": _STENCIL_TILE, "matmul TMA fp16": _DESC_TILE + _DES
 # the pointer kernel's too, once its per-tile views fold the tile's row into their base (614.0
 # TFLOP/s against 547.8 at 128x128x64 and 4 stages, H200, 2026-11-29)
 TILE_ONLY["grouped gemm fp16"] = TILE_ONLY["grouped gemm desc fp16"]
+# Tutorial 09's persistent pointer matmul: its loop as a grid of tiles (the default) and as
+# written, which ran faster at 4 stages (676.6 against 632.1 TFLOP/s at 128x256x64, H200,
+# 2026-11-29: benchmarks/persistent_probe.py)
+TILE_ONLY["matmul persistent fp16"] = _MM_TILE + [dict(c, grid_stride=False)
+                                                  for c in _MM_TILE[:2]]
 _NORM = [dict(num_warps=w, num_stages=st) for w in (4, 8, 16) for st in (1, 2, 3)]
 STOCK_ONLY = {"softmax fp16": _NORM, "softmax bf16": _NORM, "layer norm fp16": _NORM,
               "matmul TMA fp16": [dict(num_warps=4, num_stages=4), dict(num_stages=4)],
@@ -741,6 +747,7 @@ def cases(t: Tensors, quick: bool, only) -> List[Callable[[], Case]]:
         "matmul": [*([] if q else [lambda: matmul(t, 512, "float16"),  # small GEMMs
                                    lambda: matmul(t, 1024, "float16")]),
                    lambda: matmul(t, 1024 if q else 4096, "float16"),
+                   lambda: matmul_persistent(t, 1024 if q else 4096, "float16"),
                    lambda: matmul(t, 2048 if q else 8192, "float16"),
                    lambda: matmul(t, 1024 if q else 4096, "bfloat16"),
                    lambda: matmul(t, 2048 if q else 8192, "bfloat16")],

@@ -204,3 +204,24 @@ def test_switched_off(path, rng, monkeypatch):
     compiled = _scale_items[(3,)](x, y, 100, STEP=3, BLOCK=BLOCK)
     assert_equal(y, x * 3 + np.repeat(np.arange(7), BLOCK)[:100])
     assert "grid" not in compiled.asm
+
+
+def test_per_launch_and_per_config(path, rng):
+    """grid_stride=False (a launch keyword, or a Config's) keeps the loop for one kernel where
+    the loop as written is faster (tutorial 09's pointer matmul at 4 stages on an H200)."""
+    x = numpy_random(100, "int32", rng, low=-50, high=50)
+    want = x * 3 + np.repeat(np.arange(7), BLOCK)[:100]
+    for flag in (False, True):
+        y = poisoned(100, "int32")
+        compiled = _scale_items[(3,)](x, y, 100, STEP=3, BLOCK=BLOCK, grid_stride=flag)
+        assert_equal(y, want)
+        assert ("grid" in compiled.asm) == (flag and path == "tile")
+    with pytest.raises(Exception, match="grid_stride must be True, False or None"):
+        _scale_items[(3,)](x, y, 100, STEP=3, BLOCK=BLOCK, grid_stride="yes")
+
+    tuned = triton.autotune(configs=[triton.Config({}, grid_stride=False)], key=["n"])(
+        _scale_items)
+    y = poisoned(100, "int32")
+    compiled = tuned[(3,)](x, y, 100, STEP=3, BLOCK=BLOCK)
+    assert_equal(y, want)
+    assert "grid_stride: False" in str(tuned.best_config) and "grid" not in compiled.asm

@@ -236,8 +236,9 @@ def test_signature_constexprs_and_text_output(kernels_file, capsys):
     ("matmul_tma.py", "dot-related"), ("fused_attention.py", "dot-related")])
 def test_examples(example, kind, capsys):
     rc, out = _json(capsys, os.path.join(ROOT, "examples", example))
-    # matmul_tma.py has the persistent kernel and the one-tile-per-program one
-    assert rc == 0 and len(out["kernels"]) == (2 if example == "matmul_tma.py" else 1)
+    # matmul_tma.py and matmul.py have a persistent kernel beside the one-tile-per-program one
+    two = ("matmul_tma.py", "matmul.py")
+    assert rc == 0 and len(out["kernels"]) == (2 if example in two else 1)
     assert all(k["class"] == kind for k in out["kernels"])
     k = out["kernels"][0]
     _check_configs(k["autotune_configs"])

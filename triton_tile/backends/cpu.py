@@ -38,6 +38,9 @@ class CPUOptions:
     num_stages: int = 3
     num_ctas: int = 1
     occupancy: Optional[int] = None
+    # Tile path: a persistent loop over work items as a grid of items (None: the environment's
+    # TRITON_TILE_GRID_STRIDE; csrc/passes/grid_stride_loops.cpp)
+    grid_stride: Optional[bool] = None
     maxnreg: Optional[int] = None
     enable_fp_fusion: bool = True
     debug: bool = False
@@ -70,6 +73,8 @@ class CPUOptions:
                  f"{flag} must be True or False, got {getattr(self, flag)!r}")
         need(self.occupancy is None or (is_int(self.occupancy) and 1 <= self.occupancy <= 32),
              f"occupancy must be an int in 1..32, got {self.occupancy!r}")
+        need(self.grid_stride is None or isinstance(self.grid_stride, bool),
+             f"grid_stride must be True, False or None, got {self.grid_stride!r}")
         need(self.maxnreg is None or (is_int(self.maxnreg) and self.maxnreg > 0),
              f"maxnreg must be a positive int, got {self.maxnreg!r}")
         need(self.default_dot_input_precision in self.allowed_dot_input_precisions,
@@ -98,7 +103,7 @@ class CPUOptions:
 
 # Options that only describe GPU scheduling: on the CPU path they change no code, so kernels
 # that differ only in these share one compiled program.
-METADATA_ONLY = ("num_warps", "num_stages", "num_ctas", "occupancy", "maxnreg")
+METADATA_ONLY = ("num_warps", "num_stages", "num_ctas", "occupancy", "maxnreg", "grid_stride")
 
 
 def same_code(a: CPUOptions, b: CPUOptions) -> bool:
@@ -129,8 +134,8 @@ def parse_options(launch_kwargs: dict, *, debug: bool, enable_tile: bool,
             kw[name] = int(v)
     if "allowed_dot_input_precisions" in kw:
         kw["allowed_dot_input_precisions"] = tuple(kw["allowed_dot_input_precisions"])
-    for flag in ("debug", "enable_tile", "enable_fp_fusion"):
-        if isinstance(kw[flag], np.bool_):
+    for flag in ("debug", "enable_tile", "enable_fp_fusion", "grid_stride"):
+        if isinstance(kw.get(flag), np.bool_):
             kw[flag] = bool(kw[flag])
     return CPUOptions(**kw)
 

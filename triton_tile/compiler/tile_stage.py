@@ -117,7 +117,8 @@ def convert(ttir, name: str, options, alias_classes=(), arch=None,
     alias_classes = alias_classes or getattr(options, "alias_classes", ())
     module = ttir.clone()
     grid, grid_args, linear = None, (), False
-    if knobs.grid_stride:
+    flatten = getattr(options, "grid_stride", None)
+    if flatten if flatten is not None else knobs.grid_stride:
         grid, grid_args, linear = core.flatten_grid_stride_loop(
             module, name, [list(c) for c in alias_classes])
     core.run_passes(module, TILE_PASSES if arch else CPU_TILE_PASSES)

@@ -23,20 +23,22 @@ class Config:
     def __init__(self, kwargs: Dict[str, Any], num_warps: int = 4, num_stages: int = 3,
                  num_ctas: int = 1, maxnreg: Optional[int] = None,
                  pre_hook: Optional[Callable] = None, occupancy: Optional[int] = None,
-                 ir_override: Optional[str] = None):
+                 ir_override: Optional[str] = None, grid_stride: Optional[bool] = None):
         self.kwargs = dict(kwargs)
         self.num_warps = num_warps
         self.num_stages = num_stages
         self.num_ctas = num_ctas
         self.maxnreg = maxnreg
         self.occupancy = occupancy
+        self.grid_stride = grid_stride  # Tile path: a persistent loop as a grid of items
         self.ir_override = ir_override
         self.pre_hook = pre_hook
 
     def _options(self):
         return (("num_warps", self.num_warps), ("num_ctas", self.num_ctas),
                 ("num_stages", self.num_stages), ("maxnreg", self.maxnreg),
-                ("occupancy", self.occupancy), ("ir_override", self.ir_override))
+                ("occupancy", self.occupancy), ("grid_stride", self.grid_stride),
+                ("ir_override", self.ir_override))
 
     def all_kwargs(self) -> Dict[str, Any]:
         """Meta-parameters merged with the options that are set: what reaches `fn.run`."""
@@ -44,6 +46,7 @@ class Config:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
+        self.__dict__.setdefault("grid_stride", None)  # (pickled before it existed)
 
     def __str__(self):
         parts = [f"{k}: {v}" for k, v in self.kwargs.items()]
@@ -51,6 +54,8 @@ class Config:
                   f"num_stages: {self.num_stages}", f"maxnreg: {self.maxnreg}"]
         if self.occupancy is not None:
             parts.append(f"occupancy: {self.occupancy}")
+        if self.grid_stride is not None:
+            parts.append(f"grid_stride: {self.grid_stride}")
         return ", ".join(parts)
 
     def __repr__(self):
