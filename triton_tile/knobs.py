@@ -44,6 +44,17 @@ def _parse_views(name: str, text: str) -> str:
     raise ValueError(f"{name}={text!r}: expected auto, all or 0/off")
 
 
+def _parse_auto_bool(name: str, text: str) -> str:
+    low = text.strip().lower()
+    if low in _FALSE:
+        return "off"
+    if low in _TRUE:
+        return "on"
+    if low == "auto":
+        return low
+    raise ValueError(f"{name}={text!r}: expected auto, 1/on or 0/off")
+
+
 def _parse_str(name: str, text: str) -> str:
     return text
 
@@ -195,11 +206,13 @@ class Knobs(types.ModuleType):
                         "for kernels with reductions, a dot in nested loops, a loop of "
                         "several dots or (at 8) a dot accumulating over 128x128, on = "
                         "always, off = never", changes_code=True)
-    grid_stride = _Env("TRITON_TILE_GRID_STRIDE", _parse_bool, True,
+    grid_stride = _Env("TRITON_TILE_GRID_STRIDE", _parse_auto_bool, "auto",
                        "a persistent kernel's loop over work items (range(tl.program_id(0), n, "
-                       "step), nothing carried) runs as a grid of items, each (program, "
-                       "iteration) a program of its own (csrc/passes/grid_stride_loops.cpp); "
-                       "0: the loop as written", changes_code=True)
+                       "step)) run as a grid of items, each (program, iteration) a program of "
+                       "its own (csrc/passes/grid_stride_loops.cpp): auto = where the loop "
+                       "holds another loop (tileiras 13.4 compiles those badly), on = wherever "
+                       "the items may run in any order, off = the loop as written",
+                       changes_code=True)
     version_loops = _Env("TRITON_TILE_VERSION_LOOPS", _parse_bool, True,
                          "0 (measurements only, unsafe): loops are not versioned, the "
                          "conditions of their tile-index accesses are assumed",

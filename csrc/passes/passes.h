@@ -33,8 +33,10 @@ struct GridStride {
   std::vector<int> args;
   bool linear = false; // axis 0's id and count feed only the loop's bounds
 };
+// nestedOnly: only a loop that holds another loop (TRITON_TILE_GRID_STRIDE=auto).
 GridStride flattenGridStrideLoop(Module &m, const std::string &kernel,
-                                 const std::vector<std::vector<int>> &aliasClasses);
+                                 const std::vector<std::vector<int>> &aliasClasses,
+                                 bool nestedOnly = false);
 
 // What a pass may need beyond the module: the launch's facts (Tile IR passes).
 struct PassContext {

@@ -253,11 +253,13 @@ PYBIND11_MODULE(_core, m) {
       py::arg("module"), py::arg("passes"));
   m.def(
       "flatten_grid_stride_loop",
-      [](Module &mod, const std::string &kernel, const std::vector<std::vector<int>> &classes) {
-        GridStride g = flattenGridStrideLoop(mod, kernel, classes);
+      [](Module &mod, const std::string &kernel, const std::vector<std::vector<int>> &classes,
+         bool nestedOnly) {
+        GridStride g = flattenGridStrideLoop(mod, kernel, classes, nestedOnly);
         return py::make_tuple(py::cast(std::move(g.grid)), g.args, g.linear);
       },
-      py::arg("module"), py::arg("kernel"), py::arg("alias_classes"));
+      py::arg("module"), py::arg("kernel"), py::arg("alias_classes"),
+      py::arg("nested_only") = false);
   m.def("parse_ttir", &parseTTIR, py::arg("text"), py::arg("file") = "<text>");
   // The TTIR enums (ttir/enums.h) as {enum: {spelling: number}}: the frontend's one source.
   m.def("ttir_enums", [] {

@@ -15,6 +15,13 @@ import triton_tile.language as tl
 BLOCK = 16
 
 
+@pytest.fixture(autouse=True)
+def _wherever_legal(monkeypatch):
+    """These kernels' loops hold no inner loop, which the default (auto) leaves as written:
+    the tests check the rewrite itself, wherever it is legal."""
+    monkeypatch.setenv("TRITON_TILE_GRID_STRIDE", "on")
+
+
 def _items(programs, n_items, step):
     """The work items the original loop runs, with repeats: program pid runs pid, pid + step,
     ... below n_items."""
@@ -225,3 +232,24 @@ def test_per_launch_and_per_config(path, rng):
     compiled = tuned[(3,)](x, y, 100, STEP=3, BLOCK=BLOCK)
     assert_equal(y, want)
     assert "grid_stride: False" in str(tuned.best_config) and "grid" not in compiled.asm
+
+
+@triton.jit
+def _rows_then_blocks(X, Y, n, step, INNER: tl.constexpr):
+    for item in range(tl.program_id(0), n, step):
+        acc = 0
+        for k in range(INNER):  # an inner loop: the default makes a grid of the outer one
+            acc += tl.load(X + item * INNER + k)
+        tl.store(Y + item, acc)
+
+
+def test_the_default_flattens_loops_that_hold_loops(path, rng, monkeypatch):
+    monkeypatch.setenv("TRITON_TILE_GRID_STRIDE", "auto")
+    x = numpy_random(300, "int32", rng, low=-50, high=50)
+    y = poisoned(100, "int32")
+    nested = _rows_then_blocks[(7,)](x, y, 100, 7, INNER=3)
+    assert_equal(y, x.reshape(100, 3).sum(1).astype(np.int32))
+    y = poisoned(100, "int32")
+    flat = _scale_items[(3,)](x, y, 100, STEP=3, BLOCK=BLOCK)  # no inner loop: as written
+    assert_equal(y, x[:100] * 3 + np.repeat(np.arange(7), BLOCK)[:100])
+    assert ("grid" in nested.asm) == (path == "tile") and "grid" not in flat.asm

@@ -118,9 +118,10 @@ def convert(ttir, name: str, options, alias_classes=(), arch=None,
     module = ttir.clone()
     grid, grid_args, linear = None, (), False
     flatten = getattr(options, "grid_stride", None)
-    if flatten if flatten is not None else knobs.grid_stride:
+    mode = knobs.grid_stride if flatten is None else ("on" if flatten else "off")
+    if mode != "off":
         grid, grid_args, linear = core.flatten_grid_stride_loop(
-            module, name, [list(c) for c in alias_classes])
+            module, name, [list(c) for c in alias_classes], nested_only=mode == "auto")
     core.run_passes(module, TILE_PASSES if arch else CPU_TILE_PASSES)
     o = tile_options(options, alias_classes, arch, str(module), anchored_views)
     o.launch_guards = launch_guards and knobs.launch_guards

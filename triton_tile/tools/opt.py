@@ -25,8 +25,9 @@ as MLIR's `mlir-opt` does; optionally convert to Tile IR.
 - `--bytecode`: with `--convert-to-tile`, print the bytecode's dump (`_core.bytecode_dump`)
   instead of the Tile IR text.
 - `--grid-stride[=KERNEL]`: after the passes, make KERNEL's persistent loop a grid of items
-  (csrc/passes/grid_stride_loops.cpp, as the Tile path's compile does first) and print the
-  module, then the host's grid function with its argument indices, or that the loop stays.
+  (csrc/passes/grid_stride_loops.cpp, as the Tile path's compile does first with
+  TRITON_TILE_GRID_STRIDE=on: with or without an inner loop) and print the module, then the
+  host's grid function with its argument indices, or that the loop stays.
 
 Exit status: 0, 1 for an unsupported conversion, 2 for bad input (unparsable text, an unknown
 pass or option: the message names it). Golden tests (tests/golden/) run it through `run()`.
