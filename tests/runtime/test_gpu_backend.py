@@ -1016,3 +1016,22 @@ def test_the_grouped_gemms_large_descriptor_tile_stays_on_the_tile_path(monkeypa
     assert k.metadata.anchored_views is None
     details = [detail for op, _, _, detail in k.metadata.tile_accesses]
     assert len(details) == 3 and all("made where its tensor is made" in d for d in details)
+
+
+def test_stock_triton_gets_no_option_only_triton_tile_knows():
+    """The GPU's PTX path hands launch options to stock Triton, which rejects names it does
+    not know (a KeyError on an H200 for grid_stride before it was filtered)."""
+    seen = []
+
+    class Twin:
+        def __getitem__(self, grid):
+            return lambda *args, **kw: seen.append(kw)
+
+        def warmup(self, *args, grid, **kw):
+            seen.append(kw)
+
+    opts = {"num_warps": 4, "num_stages": 2, "occupancy": 2, "grid_stride": False,
+            "enable_tile": False}
+    ptx_gpu.launch_twin(Twin(), (1, 1, 1), [], opts)
+    ptx_gpu.warmup_twin(Twin(), (1, 1, 1), [], opts)
+    assert seen == [{"num_warps": 4, "num_stages": 2}] * 2

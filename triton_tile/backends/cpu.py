@@ -114,6 +114,8 @@ def same_code(a: CPUOptions, b: CPUOptions) -> bool:
 
 
 OPTION_NAMES = frozenset(f.name for f in dataclasses.fields(CPUOptions))
+# The launch options only triton_tile knows: stock Triton (the GPU's PTX path) rejects them.
+TILE_ONLY_OPTIONS = frozenset({"enable_tile", "occupancy", "grid_stride", "alias_classes"})
 
 
 def parse_options(launch_kwargs: dict, *, debug: bool, enable_tile: bool,

@@ -22,11 +22,11 @@ from typing import Any, Callable, Dict, NamedTuple, Optional
 
 from ..compiler import driver, errors
 from ..compiler import kernel as cc
+from . import cpu
 
 INSTALL_HINT = ("the PTX path on a GPU runs kernels through stock Triton: pip install triton "
                 "(with a CUDA build of torch), or use the Tile path (ENABLE_TILE=1)")
-# Launch options only triton_tile knows; stock Triton would reject them.
-_OURS_ONLY = frozenset({"enable_tile", "occupancy"})
+_OURS_ONLY = cpu.TILE_ONLY_OPTIONS  # (stock Triton would reject them)
 
 # id(our JITFunction) -> (ours, its source, stock twin, (global name, value) pairs copied,
 # closure cell values, the jit functions among those): what _current checks on every launch.
