@@ -16,8 +16,9 @@
 // Rules (else the kernel is left as it is):
 // - the kernel's body is pure ops, then the loop (scf.for from tt.get_program_id x), then
 //   tt.return; values the loop carries are integers in closed form (the same at every
-//   iteration, or stepped by a value from outside the loop: tutorial 09's tile_id_c), each
-//   replaced by init + j * step; the bound and step are pure integer functions of the
+//   iteration, or stepped by a value from outside the loop or a constant: tutorial 09's
+//   tile_id_c), each replaced by init + j * step (such a counter needs the iteration j, so its
+//   grid of items stays two-dimensional); the bound and step are pure integer functions of the
 //   kernel's integer arguments and constants (tt.get_num_programs x, G, allowed);
 // - no op reads the program id or count of axis 1 or 2 (they now number iterations);
 // - items may run in any order, so the loop must not carry anything through memory between
@@ -29,11 +30,16 @@
 // one (tutorial 02's softmax over rows) ran slower as a grid on an H200 (2212 against 3130
 // GB/s at 4096x4096 fp16), and tutorial 09's pointer matmul ran faster as a loop at 4 stages
 // (676.6 against 632.1 TFLOP/s): the choice is also a launch option (grid_stride).
-// Known limits: a kernel reading what it writes elsewhere in the loop (a per-item scratch
+// Known limits: that a plain store's address depends on the item is checked, not that it
+// differs between items: two items of one program writing one address (Y[item // 8]) lose
+// their order, the last writer may change (items of different programs race in the original
+// too). An i64 loop whose bound nears 2^63 may wrap item = pid + j * step in the programs past
+// its last iteration.
+// Also: a kernel reading what it writes elsewhere in the loop (a per-item scratch
 // buffer) keeps its loop; so does a loop carrying other values (an accumulator over items, a
 // pointer stepped per item, a grouped GEMM's counters).
-// On a two-dimensional grid of items, programs past the last item make a launch guard fail
-// (the kernel with both loop versions runs: slower, still right).
+// On a two-dimensional grid of items a launch guard leaves out the programs past the last item
+// (their `if` is false; launch_guard.h).
 #include <functional>
 #include <set>
 #include <unordered_map>
@@ -213,17 +219,19 @@ bool hostComputable(const Value *v, const Block &top, std::set<int> &args,
 
 // Whether the program id and count of axis 0 are read only by the loop's bounds: then a
 // program's item can be its id, and a grid of items one-dimensional (backends/grid_stride.py).
-bool linearItems(Operation *f, const Operation *loop,
-                 const std::unordered_set<const Operation *> &slice) {
+bool linearItems(Operation *f, const Operation *loop) {
   std::unordered_set<const Value *> axis0;
   f->walk([&](Operation *op) {
     if (isAxis(op, 0))
       axis0.insert(op->result(0));
   });
+  // Only as the loop's start and step themselves: on a 1-D grid the kernel's count of axis 0 is
+  // the number of items, so a value computed from it (a bound c - G, a step G * 2 the body
+  // also reads) would differ from the launch's.
   bool linear = true;
   f->walk([&](Operation *op) {
     for (size_t i = 0; i < op->numOperands(); ++i)
-      if (axis0.count(op->operand(i)) && !slice.count(op) && !(op == loop && i != 1))
+      if (axis0.count(op->operand(i)) && !(op == loop && (i == 0 || i == 2)))
         linear = false;
   });
   return linear;
@@ -301,7 +309,8 @@ bool closedForms(Operation *loop, const Block &top, std::vector<ClosedForm> &out
       if (!d || !d->is("arith.addi") || d->parentBlock() != body)
         return false;
       step = d->operand(0) == arg ? d->operand(1) : d->operand(1) == arg ? d->operand(0) : nullptr;
-      if (!step || !outside(step))
+      // a constant the frontend put in the body is invariant too (cloned before the loop)
+      if (!step || !(outside(step) || (step->def && step->def->is("arith.constant"))))
         return false;
     }
     out.push_back({arg, loop->operand(3 + k), step});
@@ -346,9 +355,13 @@ GridStride flattenGridStrideLoop(Module &m, const std::string &kernel,
   std::vector<const Value *> itemLike;
   if (!closedForms(loop, top, carried))
     return result;
-  for (const ClosedForm &c : carried)
-    if (c.step)
+  // A counter stepped by the loop's own step (positive: the host checks) or a nonzero constant
+  // differs from item to item of a program, as tutorial 09's tile_id_c; others may not.
+  for (const ClosedForm &c : carried) {
+    int64_t k = 0;
+    if (c.step && (c.step == loop->operand(2) || (constantInt(c.step, k) && k != 0)))
       itemLike.push_back(c.arg);
+  }
   std::set<int> args;
   std::unordered_set<const Operation *> slice;
   if (otherAxes || !hostComputable(loop->operand(1), top, args, slice) ||
@@ -356,7 +369,8 @@ GridStride flattenGridStrideLoop(Module &m, const std::string &kernel,
       !independentItems(top, loop, aliasClasses, itemLike))
     return result;
   result.args.assign(args.begin(), args.end());
-  result.linear = linearItems(f, loop, slice);
+  // (a counter stepped with the loop needs the iteration, which a 1-D grid does not number)
+  result.linear = itemLike.empty() && linearItems(f, loop);
   result.grid = buildGridFunction(kernel + "_grid", top, *loop, result.args);
 
   // item = pid + (y + z * ny) * step, in i64 (an iteration past the last may pass i32's range)
@@ -384,7 +398,12 @@ GridStride flattenGridStrideLoop(Module &m, const std::string &kernel,
   for (const ClosedForm &c : carried) {
     Value *v = c.init;
     if (c.step) {
-      v = binary(b, "arith.addi", toI64(b, c.init), binary(b, "arith.muli", j, toI64(b, c.step)));
+      Value *step = c.step;
+      if (step->def && step->def->parentBlock() != &top) { // (an arith.constant in the body)
+        std::unordered_map<const Value *, Value *> none;
+        step = b.insert(cloneOp(*step->def, none))->result(0);
+      }
+      v = binary(b, "arith.addi", toI64(b, c.init), binary(b, "arith.muli", j, toI64(b, step)));
       if (!c.arg->type.isInt(64))
         v = b.create("arith.trunci", {v}, {c.arg->type})->result(0);
     }

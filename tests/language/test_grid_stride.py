@@ -253,3 +253,61 @@ def test_the_default_flattens_loops_that_hold_loops(path, rng, monkeypatch):
     flat = _scale_items[(3,)](x, y, 100, STEP=3, BLOCK=BLOCK)  # no inner loop: as written
     assert_equal(y, x[:100] * 3 + np.repeat(np.arange(7), BLOCK)[:100])
     assert ("grid" in nested.asm) == (path == "tile") and "grid" not in flat.asm
+
+
+@triton.jit
+def _iteration_counter(Y, n, step):
+    k = 0
+    for item in range(tl.program_id(0), n, step):
+        tl.store(Y + item, k)  # the program's iteration: item // step when the grid is the step
+        k += 1
+
+
+def test_a_counter_of_iterations_keeps_its_value(path):
+    """A counter stepped with the loop depends on the iteration, not only the item: the grid
+    of items stays two-dimensional (the one-dimensional grid has no iteration number)."""
+    y = poisoned(50, "int32")
+    compiled = _iteration_counter[(4,)](y, 50, 4)
+    assert_equal(y, (np.arange(50) // 4).astype(np.int32))
+    assert ("grid" in compiled.asm) == (path == "tile")
+
+
+@triton.jit
+def _step_read_by_the_body(Y, n, two):
+    step = tl.num_programs(0) * two  # on a grid of n programs the kernel's count is n, not G
+    for item in range(tl.program_id(0), n, step):
+        tl.store(Y + item, step)
+
+
+@triton.jit
+def _bound_from_the_grid(Y, c):
+    g = tl.num_programs(0)
+    for item in range(tl.program_id(0), c - g, g):
+        tl.store(Y + item, item + 1)
+
+
+def test_values_of_the_grid_keep_their_meaning(path):
+    """A bound or step computed from num_programs(0) keeps the launch's value (a 1-D grid of
+    items would change the count the kernel reads: such kernels get the 2-D one)."""
+    y = poisoned(4, "int32")
+    _step_read_by_the_body[(8,)](y, 4, 2)
+    assert_equal(y, np.full(4, 16, np.int32))
+    y = poisoned(100, "int32")
+    _bound_from_the_grid[(10,)](y, 100)
+    want = poisoned(100, "int32")
+    want[:90] = np.arange(1, 91, dtype=np.int32)
+    assert_equal(y, want)
+
+
+@triton.jit
+def _slot_of_a_counter(Y, n, step, s):
+    c = 0
+    for item in range(tl.program_id(0), n, step):
+        tl.store(Y + c, item)  # c += s may stay put (s = 0): one address for every item
+        c += s
+
+
+def test_a_store_through_a_counter_that_may_not_move_keeps_the_loop(path):
+    y = poisoned(4, "int32")
+    compiled = _slot_of_a_counter[(1,)](y, 4000, 1, 0)
+    assert y[0] == 3999 and "grid" not in compiled.asm
