@@ -53,12 +53,12 @@ private:
   Location loc_;
 };
 
-// Deep-copies `op` (and its regions) with operands remapped through `map`; values defined in
-// the copy are added to `map`. Locations get `callSite` appended (used by inlining).
 // A public tt.func `name` taking `inputs` and returning nothing, at the builder's insertion
 // point; its body block holds one argument per input, and the builder is left at its end.
 Block *createPublicFunction(Builder &b, const std::string &name, const std::vector<Type> &inputs);
 
+// Deep-copies `op` (and its regions) with operands remapped through `map`; values defined in
+// the copy are added to `map`. Locations get `callSite` appended (used by inlining).
 std::unique_ptr<Operation> cloneOp(const Operation &op,
                                    std::unordered_map<const Value *, Value *> &map,
                                    const Location &callSite = nullptr);

@@ -5,11 +5,12 @@ runs each (program, iteration) pair as a program of its own: program (pid, j) on
 (and 2 past 65535 iterations) runs item pid + j * step when it is below n. A launch with grid
 (G, gy, gz) becomes a launch of (G, min(J, 65535), ceil(J / 65535)) with J = ceil(n / step),
 the most iterations any program had; or of (n, 1, 1) where the items are 0..n-1 (step = G, or
-n <= min(G, step)) and the body reads no program id or count of axis 0 ("linear"): then each
-program's id is its item and none is idle. gy * gz such launches where the kernel read neither
-axis but the grid had them (each program then ran the whole loop; so does each launch). The
-kernel's n and step come from its integer arguments through the function the pass returns,
-run on the CPU executor once per (G, argument values) and cached.
+n <= min(G, step)), axis 0's id and count feed nothing but the loop's start and step, and no
+counter needs the iteration ("linear"): then each program's id is its item and none is idle.
+gy * gz such launches where the kernel read neither axis but the grid had them (each program
+then ran the whole loop; so does each launch). The kernel's n and step come from its integer
+arguments through the function the pass returns, run on the CPU executor once per (G, argument
+values) and cached.
 """
 
 from __future__ import annotations

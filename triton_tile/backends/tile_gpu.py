@@ -43,7 +43,7 @@ from ..compiler import kernel as cc
 from ..runtime import cache as disk
 from ..runtime import specialize as sp
 from . import cpu, tileiras
-from .grid_stride import GridStride, asm_entry
+from .grid_stride import asm_entry
 from .launch_guard import LaunchGuard
 
 _ARCH: Dict[int, str] = {}
@@ -371,7 +371,7 @@ class TileGPUKernel(cc.CompiledKernel):
         self._general: Dict[int, object] = {}  # device -> the kernel with both loop versions
         self._fallback: Dict[int, object] = {}  # device -> PTX kernel, where the driver refuses
         self._guard = LaunchGuard(self.name, asm["guard"]) if "guard" in asm else None
-        self._grid_stride = GridStride(self.name, asm["grid"]) if "grid" in asm else None
+        # (self._grid_stride: CompiledKernel's, from asm["grid"])
         # The guard's and the grid function's argument values straight from the runtime list
         # (as is: constexprs in place, so their TTIR argument indices shift), else from the
         # flattened list.

@@ -47,7 +47,7 @@ class TileResult(NamedTuple):
     # arguments it takes
     grid: Optional[str] = None
     grid_args: Tuple[int, ...] = ()
-    grid_linear: bool = False  # the body reads no program id or count of axis 0
+    grid_linear: bool = False  # its items may run on a 1-D grid, one a program (grid_stride.py)
 
 
 # Without an occupancy hint Tile IR runs one CTA per SM. Measured on an H200 (see
