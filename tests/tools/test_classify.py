@@ -147,6 +147,27 @@ def test_descriptor_matmul_configs_include_the_winners(name, capsys):
     assert MEASURED_DESC_CONFIGS[name] <= full, sorted(full)
 
 
+def test_persistent_matmul_configs_tune_the_loop_as_written(capsys):
+    """Tutorial 09's persistent pointer matmul runs its loop as a grid of tiles by default, but
+    won as the loop at 128x256x64, 4 stages, occupancy 1, 8 warps (676.6 against 632.1 TFLOP/s,
+    H200, benchmarks/RESULTS.md, 2026-11-29 19:25): both forms must be tried. A kernel without
+    a persistent loop gets no such twin."""
+    rc, out = _json(capsys, os.path.join(ROOT, "examples", "matmul.py"))
+    assert rc == 0
+    got = {k["kernel"]: k for k in out["kernels"]}
+    persistent = got["matmul_persistent_kernel"]
+    assert persistent["facts"]["persistent_loop"] is True
+    configs = _check_configs(persistent["autotune_configs"])
+    full = {(c.kwargs["BLOCK_M"], c.kwargs["BLOCK_N"], c.kwargs["BLOCK_K"], c.num_stages,
+             c.occupancy, c.num_warps, c.grid_stride) for c in configs}
+    assert {(128, 256, 64, 4, 1, 8, False), (128, 256, 64, 4, 1, 8, None)} <= full, full
+    assert all(c.occupancy == 1 for c in configs if c.grid_stride is False)
+    assert any("grid_stride=False" in a for a in persistent["advice"])
+    plain = got["matmul_kernel"]
+    assert "persistent_loop" not in plain["facts"]
+    assert "grid_stride" not in plain["autotune_configs"]
+
+
 def test_attention_backward_configs_include_the_winner(capsys):
     """Attention backward with dQ by atomics won at BLOCK_M1 64, BLOCK_N1 128, 3 stages,
     occupancy 1, 8 warps on both sides (H100, benchmarks/RESULTS.md, 2026-11-26 18:45)."""
