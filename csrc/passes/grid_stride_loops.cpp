@@ -33,8 +33,8 @@
 // Known limits: that a plain store's address depends on the item is checked, not that it
 // differs between items: two items of one program writing one address (Y[item // 8]) lose
 // their order, the last writer may change (items of different programs race in the original
-// too). An i64 loop whose bound nears 2^63 may wrap item = pid + j * step in the programs past
-// its last iteration.
+// too). item = pid + j * step is computed in i64; where the grid's last program's item would
+// pass 2^63 (an i64 bound near it) the host refuses the launch (backends/grid_stride.py).
 // Also: a kernel reading what it writes elsewhere in the loop (a per-item scratch
 // buffer) keeps its loop; so does a loop carrying other values (an accumulator over items, a
 // pointer stepped per item, a grouped GEMM's counters).

@@ -105,6 +105,25 @@ def test_bad_step_is_an_error_naming_the_kernel(path):
         _count_items[(2,)](np.zeros(4, np.int32), y, 8, 0)
 
 
+def test_items_past_the_int64_range_are_refused(path):
+    """item = pid + j * step is computed in i64: on a grid whose last program's item would pass
+    2^63 (an i64 bound near it, a large step), a wrapped item of an idle program would be below
+    the bound and run. The host refuses such a launch, naming the kernel."""
+    if path == "ptx":
+        pytest.skip("the loop as written")
+    from triton_tile.backends.grid_stride import GridStride
+
+    compiled = _count_items[(2,)](np.zeros(4, np.int32), poisoned(8, "int32"), 8, 2)
+    g = GridStride("_count_items", compiled.asm["grid"])
+    assert g.launches((3, 1, 1), (8, 2)) == [(3, 4, 1)]  # the grid function itself
+    end, step = 2**63 - 2, 2**40
+    g._evaluate = lambda programs, values: (end, step)
+    with pytest.raises(ValueError, match="_count_items.*past the int64 range"):
+        g.launches((3, 1, 1), (end, step))
+    end = 2**62  # 2**22 iterations: the last program's item, 2 + (65535 * 65 - 1) * 2**40, fits
+    assert g.launches((3, 1, 1), (end, step)) == [(3, 65535, 65)]
+
+
 @triton.jit
 def _counter_beside_the_item(X, Y, n, step):
     """Tutorial 09's persistent matmuls carry their epilogue's tile counter beside the loop's

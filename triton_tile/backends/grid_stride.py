@@ -22,6 +22,7 @@ from typing import Dict, List, Tuple
 from . import cpu
 
 _X_LIMIT, _AXIS_LIMIT = 2**31 - 1, 65535  # CUDA's grid limits (compiler.kernel.GRID_LIMITS)
+_I64_MAX = 2**63 - 1  # the kernel computes item = pid + j * step in i64
 
 
 def asm_entry(tile) -> str:
@@ -77,6 +78,13 @@ class GridStride:
                              f"iterations (range(tl.program_id(0), {end}, {step})), over the "
                              f"{_AXIS_LIMIT ** 2} a grid of items holds; set "
                              "TRITON_TILE_GRID_STRIDE=0 to run the loop as written")
+        last = (programs - 1) + (along_y * along_z - 1) * step
+        if last > _I64_MAX:  # a wrapped item of an idle program is below the bound: it would run
+            raise ValueError(f"kernel {self.kernel}: its loop over work items "
+                             f"(range(tl.program_id(0), {end}, {step})) on {programs} programs "
+                             f"runs as a grid of items whose last program's item, {last}, is "
+                             "past the int64 range; set TRITON_TILE_GRID_STRIDE=0 (or "
+                             "grid_stride=False) to run the loop as written")
         return [(programs, along_y, along_z)] * (gy * gz)
 
     def _evaluate(self, programs: int, values: tuple) -> Tuple[int, int]:
