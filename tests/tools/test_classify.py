@@ -198,6 +198,10 @@ def test_attention_forward_configs_include_the_winner_and_only_shapes_that_compi
     full = {(c.kwargs["BLOCK_M"], c.kwargs["BLOCK_N"], c.num_stages, c.occupancy)
             for c in configs}
     assert (128, 128, 2, 1) in full, full
+    # and 128x64 at 4 warps, 3 stages, occupancy 2: the winner on an H200 (2026-11-29 19:25)
+    warps = {(c.kwargs["BLOCK_M"], c.kwargs["BLOCK_N"], c.num_stages, c.occupancy, c.num_warps)
+             for c in configs}
+    assert (128, 64, 3, 2, 4) in warps, warps
     assert ('left out, the kernel does not compile there: {"BLOCK_M": 64, "BLOCK_N": 128} '
             f'(fused_attention.py:{line}: static_assert failed: '
             'tl.static_assert(BLOCK_M % BLOCK_N == 0))') in source

@@ -752,13 +752,16 @@ def _dot_knobs(meta: Dict[str, Any], dots: int, occupancies) -> List[Tuple[int, 
     Warps: 8 (a 128x256 accumulator spills at fewer worker warps: 44 against 635 TFLOP/s, H100),
     and 4 too for a 128x128 accumulator at occupancy 1 (the persistent TMA matmul's winner with
     tileiras 13.4, 612.7 TFLOP/s, H100, 2026-11-27; at occupancy 2 four worker warps cost a
-    persistent matmul 143 against 587 TFLOP/s)."""
+    persistent matmul 143 against 587 TFLOP/s), and for a 128x64 block of a kernel of several
+    dots (attention forward's winner on an H200: 128x64, 4 warps, 3 stages, the default
+    occupancy 2, 492.2 TFLOP/s, benchmarks/RESULTS.md 2026-11-29 19:25)."""
     dims = _block_dims(meta)
     area = dims.get("M", 0) * dims.get("N", 0)
     stages = ((2,) if dots > 1 else ()) + ((3, 4, 5) if area >= 128 * 256 else (3, 4))
     square = dims.get("M") == 128 and dims.get("N") == 128
+    narrow = dots > 1 and dims.get("M") == 128 and dims.get("N") == 64
     return [(st, o, w) for st in stages for o in occupancies if st < 5 or o == 1
-            for w in ((8, 4) if square and o == 1 else (8,))]
+            for w in ((8, 4) if (square and o == 1) or narrow else (8,))]
 
 
 def _config(meta, **options) -> str:
