@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import json
 import threading
-from typing import Dict, List, Tuple
+from typing import List, Tuple
 
+from ..runtime.bounded_memo import BoundedMemo
 from . import cpu
 
 _X_LIMIT, _AXIS_LIMIT = 2**31 - 1, 65535  # CUDA's grid limits (compiler.kernel.GRID_LIMITS)
@@ -36,8 +37,6 @@ class GridStride:
     the flattened kernel with for a launch of the original on `grid` (3 ints), `values` the
     kernel's integer arguments at `self.args` (TTIR argument indices)."""
 
-    MAX_CACHED = 1024
-
     def __init__(self, name: str, text: str):
         spec = json.loads(text)
         self.kernel = name
@@ -45,8 +44,8 @@ class GridStride:
         self.text, self.args = spec["ttir"], tuple(spec["args"])
         self.linear = bool(spec.get("linear"))
         self._program = None
-        self._bounds: Dict[tuple, Tuple[int, int]] = {}
-        self._lock = threading.Lock()
+        self._bounds = BoundedMemo()  # (programs, values) -> (end, step)
+        self._lock = threading.Lock()  # (the grid function's program, made once)
 
     def launches(self, grid: tuple, values: tuple) -> List[tuple]:
         programs, gy, gz = grid
@@ -56,10 +55,7 @@ class GridStride:
         bounds = self._bounds.get(key)
         if bounds is None:
             bounds = self._evaluate(programs, values)
-            with self._lock:
-                if len(self._bounds) >= self.MAX_CACHED:
-                    self._bounds.pop(next(iter(self._bounds)), None)
-                self._bounds[key] = bounds
+            self._bounds.put(key, bounds)
         end, step = bounds
         if step <= 0:
             raise ValueError(f"kernel {self.kernel}: its loop over work items "

@@ -17,10 +17,10 @@ Decisions are cached per grid and argument values.
 from __future__ import annotations
 
 import json
-import threading
 import warnings
 from typing import Dict, Tuple
 
+from ..runtime.bounded_memo import BoundedMemo
 from . import cpu
 
 Interval = Tuple[int, int]
@@ -193,15 +193,12 @@ class LaunchGuard:
     """One compiled kernel's guard: `holds(grid, flat)` decides a launch (module docstring);
     `asm['guard']` holds its TTIR and the kernel argument indices it takes."""
 
-    MAX_CACHED = 1024
-
     def __init__(self, name: str, text: str):
         spec = json.loads(text)
         self.name = f"{name}_launch_guard"
         self.text, self.args = spec["ttir"], tuple(spec["args"])
         self._module = self._program = None
-        self._decided: Dict[tuple, bool] = {}
-        self._lock = threading.Lock()
+        self._decided = BoundedMemo()  # (grid, values) -> bool
         self.executor_runs = 0  # decisions the intervals left to the executor
 
     def holds(self, grid, flat) -> bool:
@@ -216,10 +213,7 @@ class LaunchGuard:
         ok = self._decided.get(key)
         if ok is None:
             ok = self._decide(grid, tuple(int(v) for v in values))
-            with self._lock:
-                if len(self._decided) >= self.MAX_CACHED:  # the oldest decision goes
-                    self._decided.pop(next(iter(self._decided)), None)
-                self._decided[key] = ok
+            self._decided.put(key, ok)
         return ok
 
     def _decide(self, grid, values) -> bool:
