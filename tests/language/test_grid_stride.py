@@ -122,6 +122,14 @@ def test_items_past_the_int64_range_are_refused(path):
         g.launches((3, 1, 1), (end, step))
     end = 2**62  # 2**22 iterations: the last program's item, 2 + (65535 * 65 - 1) * 2**40, fits
     assert g.launches((3, 1, 1), (end, step)) == [(3, 65535, 65)]
+    # The edge: 131070 iterations on (programs, 65535, 2), the last program's item exactly
+    # 2^63 - 1 with 110592 programs; one program more passes it.
+    step = (2**63 - 1) // (65535 * 2 - 1)
+    end, programs = step * (65535 * 2 - 1) + 1, 2**63 - (65535 * 2 - 1) * step
+    assert (programs - 1) + (65535 * 2 - 1) * step == 2**63 - 1
+    assert g.launches((programs, 1, 1), (end, step)) == [(programs, 65535, 2)]
+    with pytest.raises(ValueError, match="past the int64 range"):
+        g.launches((programs + 1, 1, 1), (end, step))
 
 
 @triton.jit

@@ -3,7 +3,8 @@
 For per-kernel caches keyed by launch values (a grid and argument values): each new set of
 values adds an entry, so an unbounded dict would grow with every distinct launch of a
 long-running process. Lookups are a plain dict get (the launch path reads one per launch);
-insertions take a lock, so two threads launching the same kernel never evict past the bound.
+insertions take a lock, so concurrent insertions neither grow it past `limit` nor fail while
+picking the oldest entry.
 """
 
 from __future__ import annotations

@@ -665,8 +665,9 @@ def advice(kind: str, facts: Dict[str, Any]) -> List[str]:
             out.append("The persistent loop runs as a grid of work items on the Tile path by "
                        "default (TRITON_TILE_GRID_STRIDE); tune grid_stride=False too, which "
                        "keeps the loop: tutorial 09's pointer matmul won as a loop at "
-                       "128x256x64, 4 stages (676.6 against 632.1 TFLOP/s, H200), its "
-                       "persistent attention backward as a grid (413.6 against 218.6).")
+                       "128x256x64, 4 stages (676.6 against 632.1 TFLOP/s, H200), the "
+                       "persistent attention backward (benchmarks/attn_bwd_probe.py) as a grid "
+                       "(413.6 against 218.6).")
     elif kind == "norm-like":
         out += [f"High occupancy ({occ_text}) and num_warps (4, 8): on the Tile path a "
                 "reduction takes num_warps as its worker warps (layer norm 4096x4096 won at 4, "
