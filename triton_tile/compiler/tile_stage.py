@@ -107,6 +107,19 @@ def tile_options(options, alias_classes=(), arch=None, ttir_text: str = "",
     return o
 
 
+def flatten_grid_stride(module, name: str, flatten: Optional[bool] = None,
+                        alias_classes=()) -> Tuple[Optional[str], Tuple[int, ...], bool]:
+    """Runs a persistent loop as a grid of items in `module` (in place) where
+    TRITON_TILE_GRID_STRIDE, or `flatten` (the launch's grid_stride) when set, asks for it:
+    (the grid function's TTIR or None, its argument indices, linear) as
+    `_core.flatten_grid_stride_loop` returns them (passes/grid_stride_loops.cpp)."""
+    mode = knobs.grid_stride if flatten is None else ("on" if flatten else "off")
+    if mode == "off":
+        return None, (), False
+    return cpu.core().flatten_grid_stride_loop(
+        module, name, [list(c) for c in alias_classes], nested_only=mode == "auto")
+
+
 def convert(ttir, name: str, options, alias_classes=(), arch=None,
             launch_guards: bool = False, anchored_views: Optional[str] = None) -> TileResult:
     """Converts a copy of the (already inlined and cleaned) TTIR module. `launch_guards`
@@ -116,12 +129,9 @@ def convert(ttir, name: str, options, alias_classes=(), arch=None,
     core = cpu.core()
     alias_classes = alias_classes or getattr(options, "alias_classes", ())
     module = ttir.clone()
-    grid, grid_args, linear = None, (), False
-    flatten = getattr(options, "grid_stride", None)
-    mode = knobs.grid_stride if flatten is None else ("on" if flatten else "off")
-    if mode != "off":
-        grid, grid_args, linear = core.flatten_grid_stride_loop(
-            module, name, [list(c) for c in alias_classes], nested_only=mode == "auto")
+    grid, grid_args, linear = flatten_grid_stride(module, name,
+                                                  getattr(options, "grid_stride", None),
+                                                  alias_classes)
     core.run_passes(module, TILE_PASSES if arch else CPU_TILE_PASSES)
     o = tile_options(options, alias_classes, arch, str(module), anchored_views)
     o.launch_guards = launch_guards and knobs.launch_guards

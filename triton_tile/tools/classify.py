@@ -824,14 +824,15 @@ def autotune_source(kernel: Kernel, kind: str, facts: Dict[str, Any],
         lines += [f"    # left out, the kernel does not compile there: {json.dumps(m)} ({why})"
                   for m, why in left]
         lines += ["    configs = ["]
+        points = [(m, st, o, w) for m in metas for st, o, w in _dot_knobs(m, dots, occ)]
         lines += [_config(m, num_stages=st, num_warps=w, occupancy=o, pre_hook="pre_hook")
-                  for m in metas for st, o, w in _dot_knobs(m, dots, occ)]
+                  for m, st, o, w in points]
         if facts.get("persistent_loop"):
             lines += ["        # the loop as written (a grid of items by default), at one CTA "
                       "per SM"]
             lines += [_config(m, num_stages=st, num_warps=w, occupancy=o, grid_stride=False,
                               pre_hook="pre_hook")
-                      for m in metas for st, o, w in _dot_knobs(m, dots, occ) if o == 1]
+                      for m, st, o, w in points if o == 1]
         lines += ["    ]", "    if _is_blackwell():  # 2CTA mode: sm_100+ only",
                   "        configs += ["]
         lines += ["    " + _config(m, num_stages=3, num_warps=8, occupancy=1, num_ctas=2,
@@ -868,14 +869,9 @@ def _persistent_loop(module, name: str) -> bool:
     range(tl.program_id(0), n, step)`) as a grid of items by default
     (TRITON_TILE_GRID_STRIDE, backends/grid_stride.py): then `grid_stride=False` configs, which
     keep the loop, are worth tuning too."""
-    from .. import knobs
-    from ..backends import cpu
+    from ..compiler.tile_stage import flatten_grid_stride
 
-    if knobs.grid_stride == "off":
-        return False
-    grid, _, _ = cpu.core().flatten_grid_stride_loop(module.clone(), name, [],
-                                                      nested_only=knobs.grid_stride == "auto")
-    return grid is not None
+    return flatten_grid_stride(module.clone(), name)[0] is not None
 
 
 def classify_kernel(kernel: Kernel, signature: Optional[dict] = None,
