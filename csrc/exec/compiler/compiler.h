@@ -183,9 +183,38 @@ public:
   // Instructions that run right before and right after `loop` (a deferred dot's reset and
   // flush); the loop's emitter emits them around its own instruction (emitLoopEntry,
   // emitLoopExit).
-  void aroundLoop(const Operation *loop, Inst before, Inst after) {
-    loopEntry_[loop].push_back(before);
-    loopExit_[loop].push_back(after);
+  void beforeLoop(const Operation *loop, Inst inst) { loopEntry_[loop].push_back(inst); }
+  void afterLoop(const Operation *loop, Inst inst) { loopExit_[loop].push_back(inst); }
+  // An instruction that runs right before `op`'s own (emitOp places it once `op` is emitted, so
+  // the emitter of an op inside `op`'s regions may ask for it).
+  void beforeOp(const Operation *op, Inst inst) { beforeOp_[op].push_back(inst); }
+  // A deferred dot whose last GEMM a store of its accumulator runs (forward.cpp, "fused
+  // stores"): the store; the op before which the dot's waiting steps are dropped each time
+  // (null: the loop's own reset suffices); the accumulator's other readers after the loop, which
+  // never run in a pass with the store and run the steps into it first.
+  struct FusedStore {
+    const Operation *store = nullptr, *anchor = nullptr;
+    std::vector<const Operation *> others;
+  };
+  const FusedStore *fusedStore(const Operation &dot) const {
+    auto it = fusedStores_.find(&dot);
+    return it == fusedStores_.end() ? nullptr : &it->second;
+  }
+  // The dot's emitter registers its waiting steps (`pending`) with the store, and `flush`, the
+  // instruction that would run them into the accumulator. The store's emitter takes the list
+  // (fusedPendings) and runs them itself; a store emitted by a kernel that does not take it
+  // gets the flushes right before it (emitOp), so no step is ever dropped.
+  void addFusedPending(const Operation &store, uint32_t pending, Inst flush) {
+    auto &f = fusedPendings_[&store];
+    f.pendings.push_back(pending);
+    f.flushes.push_back(flush);
+  }
+  std::vector<uint32_t> fusedPendings(const Operation &store) {
+    auto it = fusedPendings_.find(&store);
+    if (it == fusedPendings_.end())
+      return {};
+    it->second.taken = true;
+    return it->second.pendings;
   }
   void emitLoopEntry(const Operation &loop) { emitHooks(loopEntry_, loop); }
   void emitLoopExit(const Operation &loop) { emitHooks(loopExit_, loop); }
@@ -229,6 +258,11 @@ private:
   void coalesceIfResults(const std::vector<const Operation *> &order);
   void chooseForwarded(const std::vector<const Operation *> &order,
                        const std::unordered_map<const Operation *, int64_t> &pos); // forward.cpp
+  using UsersMap = std::unordered_map<const Value *, std::vector<const Operation *>>;
+  bool fusedStoreOf(const Operation &dot, const Operation &loop, const UsersMap &users,
+                    const std::vector<const Operation *> &order,
+                    const std::unordered_map<const Operation *, int64_t> &pos,
+                    FusedStore &fs) const; // forward.cpp
   void emitOp(const Operation &op);
   void buildConstImage();
 
@@ -244,7 +278,15 @@ private:
   std::unordered_map<const Value *, ValueInfo> infos_;
   // dot -> its loop and chain (deferredLoop, deferredChain)
   std::unordered_map<const Operation *, std::pair<const Operation *, int>> deferred_;
-  std::unordered_map<const Operation *, std::vector<Inst>> loopEntry_, loopExit_;
+  std::unordered_map<const Operation *, std::vector<Inst>> loopEntry_, loopExit_, beforeOp_;
+  std::unordered_map<const Operation *, FusedStore> fusedStores_; // by dot
+  struct StorePendings {
+    std::vector<uint32_t> pendings;
+    std::vector<Inst> flushes;
+    bool taken = false;
+  };
+  std::unordered_map<const Operation *, StorePendings> fusedPendings_; // by store
+  void emitOpOnly(const Operation &op);
   void emitHooks(const std::unordered_map<const Operation *, std::vector<Inst>> &hooks,
                  const Operation &loop) {
     auto it = hooks.find(&loop);

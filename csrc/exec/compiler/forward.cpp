@@ -42,6 +42,23 @@
 // after the loop runs the steps left over. (A class read elsewhere in the loop is not the dot's:
 // the dot then copies its accumulator.) No continue or break may sit inside an if of the loop: it
 // would copy into the accumulator while steps wait.
+// A deferred dot whose accumulator is stored after the loop ("fused stores") leaves its last
+// steps for that store, which runs them as one GEMM writing C's rows itself (dot_store.h). Rules:
+//  - the class's other readers after the loop, in a pass that runs the loop, are yields into if
+//    results of the class (which copy nothing) and ops that never run with the store (other
+//    branches of an if, such as the Tile path's store of a tile in slices): those run the steps
+//    into the accumulator first; no op after the loop writes the class except such yields;
+//  - the store is a plain (weak) tt.store, store_ptr_tko or store_view_tko of a member, reading
+//    no other member;
+//  - no op that may write memory runs between the loop and a reader (the steps read A in the
+//    matrix), and the loop and the store run at most once a pass of the innermost block holding
+//    both (ifs only between): the steps are dropped before the loop's op there, so a pass that
+//    skips the loop finds none of an earlier program's;
+//  - a full chain runs only when the next step comes, so the last 1 to chain steps wait: B's
+//    table holds chain slots (the table must have more).
+// A store that cannot take the rows (a partial tile, rows not evenly spaced, a stream) runs the
+// steps into the accumulator and stores it as before. Known limit: the TTIR executor copies an
+// `if`'s result out of its branch, so a loop under an `if` there keeps the flush after it.
 #include <algorithm>
 #include <string>
 #include <unordered_set>
@@ -106,7 +123,129 @@ bool withinIfs(const Operation &op, const Block *b) {
   return cur != nullptr;
 }
 
+// True when a and b sit in different branches of one if: one pass of it runs at most one.
+bool exclusive(const Operation *a, const Operation *b) {
+  for (const Operation *x = a; x; x = x->parentOp())
+    for (const Operation *y = b; y; y = y->parentOp())
+      if (y->parentBlock() == x->parentBlock())
+        return x == y && x != a && y != b && isIf(*x);
+  return false;
+}
+
+// The innermost block holding both a and b (neither inside the other), and their ancestors
+// there (maybe themselves); null when they are in different branches of one op.
+const Block *commonBlock(const Operation *a, const Operation *b, const Operation *&ca,
+                         const Operation *&cb) {
+  for (const Operation *x = a; x; x = x->parentOp())
+    for (const Operation *y = b; y; y = y->parentOp())
+      if (y->parentBlock() == x->parentBlock()) {
+        if (x == y)
+          return nullptr;
+        ca = x;
+        cb = y;
+        return x->parentBlock();
+      }
+  return nullptr;
+}
+
+bool inside(const Operation *op, const Operation *ancestor) {
+  for (const Operation *p = op; p; p = p->parentOp())
+    if (p == ancestor)
+      return true;
+  return false;
+}
+
+// The value operand of a plain store (tt.store, store_ptr_tko, store_view_tko), else -1.
+int storedOperand(const Operation &op) {
+  if (ordersAccesses(op))
+    return -1;
+  if (op.is("tt.store") || op.is("cuda_tile.store_ptr_tko"))
+    return 1;
+  return op.is("cuda_tile.store_view_tko") ? 0 : -1;
+}
+
 } // namespace
+
+bool Compiler::fusedStoreOf(const Operation &dot, const Operation &loop, const UsersMap &users,
+                            const std::vector<const Operation *> &order,
+                            const std::unordered_map<const Operation *, int64_t> &pos,
+                            FusedStore &fs) const {
+  const Value *root = rootOf(dot.result(0));
+  const int64_t loopPos = pos.at(&loop);
+  // Ops that run before the loop, or never in the same pass as it.
+  auto apart = [&](const Operation *op) { return pos.at(op) < loopPos || exclusive(op, &loop); };
+  std::vector<const Operation *> readers; // after the loop, in the same pass
+  for (const auto &kv : infos_) {
+    const Value *m = kv.first;
+    if (rootOf(m) != root)
+      continue;
+    // Writers of the class: the dot, the loop, ifs (their yields are checked below), and ops
+    // apart from the loop.
+    const Operation *def = m->def ? m->def : m->ownerBlock ? m->ownerBlock->parentOp() : nullptr;
+    if (!def || !(def == &dot || def == &loop || isIf(*def) || apart(def)))
+      return false;
+    if (m->def && isIf(*m->def)) // each yield into it hands over a member, or runs apart
+      for (size_t r = 0; r < def->numRegions(); ++r)
+        for (const auto &blk : def->region(r)->blocks) {
+          const Operation *y = blk->back();
+          if (y && (y->is("scf.yield") || y->is("cuda_tile.yield")) &&
+              m->index < y->numOperands() && rootOf(y->operand(m->index)) != root && !apart(y))
+            return false;
+        }
+    auto it = users.find(m);
+    for (const Operation *u : it == users.end() ? std::vector<const Operation *>{} : it->second) {
+      if (u == &dot || u == &loop || inside(u, &loop) || apart(u))
+        continue;
+      const Operation *owner = u->parentBlock() ? u->parentBlock()->parentOp() : nullptr;
+      if ((u->is("scf.yield") || u->is("cuda_tile.yield")) && owner && isIf(*owner)) {
+        for (size_t i = 0; i < u->numOperands(); ++i) // in place: copies nothing
+          if (u->operand(i) == m && (i >= owner->numResults() || rootOf(owner->result(i)) != root))
+            return false;
+        continue;
+      }
+      if (std::find(readers.begin(), readers.end(), u) == readers.end())
+        readers.push_back(u);
+    }
+  }
+  // The store: the first plain store of a member (and of nothing else of the class) that every
+  // other reader runs apart from.
+  const Operation *store = nullptr;
+  std::sort(readers.begin(), readers.end(),
+            [&](const Operation *a, const Operation *b) { return pos.at(a) < pos.at(b); });
+  for (const Operation *u : readers) {
+    const int v = storedOperand(*u);
+    bool only = v >= 0 && rootOf(u->operand(static_cast<size_t>(v))) == root;
+    for (size_t i = 0; only && i < u->numOperands(); ++i)
+      only = i == static_cast<size_t>(v) || rootOf(u->operand(i)) != root;
+    for (const Operation *x : readers)
+      only &= x == u || exclusive(x, u);
+    if (only) {
+      store = u;
+      break;
+    }
+  }
+  if (!store)
+    return false;
+  // The waiting steps read A in the matrix: no write may come between the loop and a reader
+  // (in the reader's pass). The store and the loop run at most once a pass of their common
+  // block, the store after the loop.
+  for (const Operation *x : readers)
+    for (int64_t k = loopPos; k < pos.at(x); ++k)
+      if (mayWriteMemory(*order[static_cast<size_t>(k)]) &&
+          !exclusive(order[static_cast<size_t>(k)], x))
+        return false;
+  const Operation *ca = nullptr, *cb = nullptr;
+  const Block *common = commonBlock(&loop, store, ca, cb);
+  if (!common || !withinIfs(loop, common) || !withinIfs(*store, common))
+    return false;
+  fs.store = store;
+  fs.anchor = ca == &loop ? nullptr : ca;
+  fs.others.clear();
+  for (const Operation *x : readers)
+    if (x != store)
+      fs.others.push_back(x);
+  return true;
+}
 
 void Compiler::chooseForwarded(const std::vector<const Operation *> &order,
                                const std::unordered_map<const Operation *, int64_t> &pos) {
@@ -200,7 +339,7 @@ void Compiler::chooseForwarded(const std::vector<const Operation *> &order,
     }
   }
   // Deferred dots: see the header.
-  size_t deferred = 0;
+  size_t deferred = 0, fused = 0;
   for (const Operation *u : order) {
     if (!(u->is("tt.dot") || u->is("cuda_tile.mmaf")) || u->numOperands() != 3)
       continue;
@@ -248,18 +387,27 @@ void Compiler::chooseForwarded(const std::vector<const Operation *> &order,
     }
     if (ok) {
       // The steps that wait hold their B's memo slots, so the table needs more slots than that
-      // (tile_memo.h); where it has too few for the longer chain, kBaseChain steps.
+      // (tile_memo.h); where it has too few for the longer chain, kBaseChain steps. A fused
+      // dot's steps wait for a whole chain.
       TileMemo::Spec &spec = pd_.memoLoads[static_cast<size_t>(bi.memo)];
+      const int slots = TileMemo::slotsFor(spec.tileBytes, pd_.memoLoads.size());
       int chain = gemmChain(a->type.shape()[1]);
-      if (TileMemo::slotsFor(spec.tileBytes, pd_.memoLoads.size()) <= chain - 1)
+      if (slots <= chain - 1)
         chain = kBaseChain;
+      FusedStore fs;
+      const bool fuse = slots > chain && fusedStoreOf(*u, *loop, users, order, pos, fs);
       deferred_[u] = {loop, chain};
-      spec.held = std::max(spec.held, chain - 1);
+      spec.held = std::max(spec.held, fuse ? chain : chain - 1);
+      if (fuse) {
+        fusedStores_[u] = fs;
+        ++fused;
+      }
       ++deferred;
     }
   }
   if (deferred)
-    pd_.notes += "deferred dots: " + std::to_string(deferred) + "\n";
+    pd_.notes += "deferred dots: " + std::to_string(deferred) + " (" + std::to_string(fused) +
+                 " run by the store of their accumulator)\n";
   if (forwarded)
     pd_.notes += "forwarded loads: " + std::to_string(forwarded) + " of " +
                  std::to_string(loadsOf.size()) + " contiguous-capable tiles (" +

@@ -16,6 +16,7 @@
 #include <algorithm>
 
 #include "exec/compiler/compiler.h"
+#include "exec/kernels/dot_store.h"
 #include "exec/kernels/gemm.h"
 #include "exec/kernels/memory_common.h"
 #include "exec/kernels/shared_emit.h"
@@ -37,6 +38,8 @@ struct CompactAux : Aux {
   bool forward = false;     // a forwarded load (Frame::fwdSlot)
   bool forwardRows = false; // ... read as a dot's A: evenly spaced rows too (Frame::fwdRowBytes)
   int memo = -1;            // ... read as a dot's B: its TileMemo id (tile_memo.h)
+  // A store of deferred dots' accumulator: their waiting steps (dot_store.h).
+  std::vector<uint32_t> dotPendings;
   // Masks of outer products (affine.h): 1 row bytes (a folded broadcast of rows), 2 lane bytes
   // (of lanes), 3 a box mask (R row bytes, then L lane bytes); 0 otherwise.
   int boxMode = 0;
@@ -550,6 +553,12 @@ template <int ES> void compactStoreK(const Inst &I, Frame &F) {
   const T *v = F.at<T>(I.in[1].off);
   const bool vb = I.in[1].bcast;
   const uint8_t *m = a.hasMask ? F.at<uint8_t>(I.in[2].off) : nullptr;
+  // Deferred dots' waiting steps (dot_store.h) run into the accumulator before a partial store;
+  // the whole-tile store at the end may have their GEMM write its rows instead.
+  auto settle = [&] {
+    if (!a.dotPendings.empty())
+      runFusedDotSteps(a.dotPendings, F, nullptr, 0, 0, 0);
+  };
   // Row r under the lane mask mr (null: every lane), its lanes checked already.
   auto storeRow = [&](int64_t r, const uint8_t *mr, bool stream) {
     char *dst = reinterpret_cast<char *>(starts[r]);
@@ -568,6 +577,7 @@ template <int ES> void compactStoreK(const Inst &I, Frame &F) {
         storeAs<T>(j < lim ? dst + j * S : reinterpret_cast<char *>(exr[j]), vr[vb ? 0 : j]);
   };
   if (a.intervalMask) {
+    settle();
     const int64_t *h = reinterpret_cast<const int64_t *>(m);
     if (h[0] >= 0) { // lanes [lo, hi) of the single row
       const int64_t lo = h[0], hi = h[1];
@@ -596,6 +606,7 @@ template <int ES> void compactStoreK(const Inst &I, Frame &F) {
     boxParts(m, a.boxMode, R, L, rows, lanes);
     m = nullptr;
     if (rows || lanes) { // some lane inactive: check the kept rows, then write them
+      settle();
       int64_t first, last;
       if (!activeSpan(lanes, L, first, last))
         return;
@@ -628,6 +639,16 @@ template <int ES> void compactStoreK(const Inst &I, Frame &F) {
   }
   const bool stream = static_cast<uint64_t>(L) * ES >= kStreamRowBytes && S == ES && !vb &&
                       streamingTarget(I, *F.launch, starts[0]);
+  if (!a.dotPendings.empty()) { // whole rows of f32 evenly spaced, not overlapping: the GEMM's
+    const int64_t pitch = R > 1 ? static_cast<int64_t>(starts[1] - starts[0]) : L * ES;
+    bool rows = ES == 4 && S == ES && !vb && !stream && all && pitch % ES == 0 &&
+                (pitch >= L * ES || -pitch >= L * ES);
+    for (int64_t r = 0; r < R && rows; ++r)
+      rows = limits[r] == L && starts[r] == starts[0] + static_cast<uint64_t>(r * pitch);
+    if (runFusedDotSteps(a.dotPendings, F, rows ? reinterpret_cast<float *>(starts[0]) : nullptr,
+                         pitch / ES, R, L))
+      return;
+  }
   for (int64_t r = 0; r < R; ++r) {
     const uint8_t *mr = m ? m + r * L : nullptr;
     storeRow(r, mr && countActive(mr, L) == L ? nullptr : mr, stream);
@@ -664,6 +685,7 @@ void emitCompactAccess(Compiler &c, const Operation &op, const CompactPtr &cp, b
     r1 = c.ref(val, true);
     if (mask)
       r2 = c.ref(mask, true);
+    a->dotPendings = c.fusedPendings(op);
   }
   Inst &I = c.emit(
       load ? pickBySize(a->es, compactLoadK<1>, compactLoadK<2>, compactLoadK<4>, compactLoadK<8>)

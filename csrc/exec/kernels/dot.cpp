@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "exec/kernels/dot_store.h"
 #include "exec/kernels/gemm.h"
 #include "exec/kernels/shared_emit.h"
 #include "exec/runtime/copy.h"
@@ -37,17 +38,21 @@ struct DotAux : Aux {
   uint32_t aw = 0, bw = 0, alo = 0, blo = 0, dw = 0;
   uint32_t pending = 0; // a deferred dot's Pending (forward.cpp, "deferred")
   int chain = 0;        // ... and its steps per GEMM
+  bool fused = false;   // ... whose last steps a store of the accumulator runs (dot_store.h)
 };
 
 // A deferred dot's steps that wait for the next ones: their A rows and B tiles stay where they
 // are (in the matrix, in memo slots) until the chain's last step (gemmChain(K), gemm.h) runs
 // the GEMM over them all, or the flush after the loop takes those left. The memo never evicts
 // a slot one of the last chain - 1 fetches of B's table returned (forward.cpp tells it so), so
-// the steps that wait keep their B.
-static_assert(kMaxChain - 1 <= TileMemo::kMaxHeld, "a waiting step's memo slot could be evicted");
+// the steps that wait keep their B. A fused dot (dot_store.h) runs a full chain only when the
+// next step comes, so its last steps always wait for the store: its table holds chain slots.
+static_assert(kMaxChain <= TileMemo::kMaxHeld, "a waiting step's memo slot could be evicted");
 struct Pending {
   int64_t count;
   GemmStep steps[kMaxChain];
+  float *D; // the accumulator and its tile, set at the loop's entry (dotResetK)
+  int64_t M, N, K;
 };
 
 // ---- integer GEMM: D[M,N] += A[M,K] * B[K,N], row-major (the float ones are gemm.cpp's) ----
@@ -214,16 +219,26 @@ void dotDeferK(const Inst &I, Frame &F) {
   const GemmStep cur{reinterpret_cast<const float *>(a), F.fwdRowBytes(x.a.off) / 4,
                      reinterpret_cast<const float *>(b), F.fwdPanels(x.b.off) != 0};
   float *D = F.at<float>(x.d);
+  if (x.fused && p.count == x.chain) { // a full chain runs once the next step comes
+    p.count = 0;
+    gemmAccSteps(p.steps, x.chain, D, x.M, x.N, x.K);
+  }
   p.steps[p.count++] = cur;
-  if (p.count == x.chain || a == F.R + x.a.off || b == F.R + x.b.off) { // full, or copied
-    const int n = static_cast<int>(p.count);
+  if ((!x.fused && p.count == x.chain) || a == F.R + x.a.off || b == F.R + x.b.off) {
+    const int n = static_cast<int>(p.count); // full, or copied (its register is rewritten)
     p.count = 0;
     gemmAccSteps(p.steps, n, D, x.M, x.N, x.K);
   }
 }
 
 void dotResetK(const Inst &I, Frame &F) {
-  F.at<Pending>(static_cast<const DotAux *>(I.aux)->pending)->count = 0;
+  const DotAux &x = *static_cast<const DotAux *>(I.aux);
+  Pending &p = *F.at<Pending>(x.pending);
+  p.count = 0;
+  p.D = F.at<float>(x.d);
+  p.M = x.M;
+  p.N = x.N;
+  p.K = x.K;
 }
 
 void dotFlushK(const Inst &I, Frame &F) {
@@ -263,6 +278,34 @@ bool isSmallFloat(DType d) {
 }
 
 } // namespace
+
+bool runFusedDotSteps(const std::vector<uint32_t> &pendings, Frame &F, float *out, int64_t ldo,
+                      int64_t rows, int64_t lanes) {
+  Pending *waiting = nullptr;
+  for (uint32_t off : pendings) {
+    Pending &p = *F.at<Pending>(off);
+    if (!p.count)
+      continue;
+    if (waiting) { // (two dots of one pass: forward.cpp rules it out; kept correct anyway)
+      gemmAccSteps(waiting->steps, static_cast<int>(waiting->count), waiting->D, waiting->M,
+                   waiting->N, waiting->K);
+      waiting->count = 0;
+      out = nullptr;
+    }
+    waiting = &p;
+  }
+  if (!waiting)
+    return false;
+  Pending &p = *waiting;
+  const int n = static_cast<int>(p.count);
+  p.count = 0;
+  if (out && p.M == rows && p.N == lanes) {
+    gemmAccStepsTo(p.steps, n, p.D, out, ldo, p.M, p.N, p.K);
+    return true;
+  }
+  gemmAccSteps(p.steps, n, p.D, p.M, p.N, p.K);
+  return false;
+}
 
 bool emitDot(Compiler &c, const Operation &op) {
   if (!op.is("tt.dot"))
@@ -332,7 +375,17 @@ void emitMatmul(Compiler &c, const Operation &op, const Value *av, const Value *
       flush.fn = dotFlushK;
       reset.aux = flush.aux = x;
       reset.site = flush.site = c.site(op);
-      c.aroundLoop(loop, reset, flush);
+      c.beforeLoop(loop, reset);
+      if (const Compiler::FusedStore *fs = c.fusedStore(op)) {
+        x->fused = true;
+        c.addFusedPending(*fs->store, x->pending, flush);
+        for (const Operation *other : fs->others) // (they run the flush right before them)
+          c.addFusedPending(*other, x->pending, flush);
+        if (fs->anchor) // a pass that skips the loop must not find the last pass's steps
+          c.beforeOp(fs->anchor, reset);
+      } else {
+        c.afterLoop(loop, flush);
+      }
     }
   } else if (x->aType == DType::F64 && x->bType == DType::F64 && x->cType == DType::F64) {
     fn = dotF64K;

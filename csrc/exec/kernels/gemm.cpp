@@ -66,18 +66,19 @@ inline const float *bColumn(const GemmStep &s, int64_t j, int64_t N, int64_t K, 
   return s.bPanels ? s.B + j * K : s.B + j;
 }
 
-// D[MR, 8*NV] += A[MR, K] * B[K, 8*NV] for each step in turn: MR*NV accumulators, NV loads of B
+// O[MR, 8*NV] = D + A[MR, K] * B[K, 8*NV] for each step in turn (D's rows N apart, O's ldo; O
+// may be D): MR*NV accumulators, NV loads of B
 // and MR broadcasts of A per k (6x2: 12 accumulators, 15 of the 16 ymm registers). The
 // accumulators stay in registers across the steps (a chain of K steps is one long K).
 template <int MR, int NV>
-inline void block(const GemmStep *steps, int nsteps, int64_t i, int64_t j, int64_t N, float *D,
-                  int64_t ldd, int64_t K) {
+inline void block(const GemmStep *steps, int nsteps, int64_t i, int64_t j, int64_t N,
+                  const float *D, float *O, int64_t ldo, int64_t K) {
   __m256 acc[MR][NV];
 #pragma GCC unroll 8
   for (int r = 0; r < MR; ++r)
 #pragma GCC unroll 2
     for (int v = 0; v < NV; ++v)
-      acc[r][v] = _mm256_loadu_ps(D + r * ldd + 8 * v);
+      acc[r][v] = _mm256_loadu_ps(D + r * N + 8 * v);
   for (int s = 0; s < nsteps; ++s) {
     const int64_t lda = steps[s].lda;
     int64_t ldb;
@@ -104,7 +105,7 @@ inline void block(const GemmStep *steps, int nsteps, int64_t i, int64_t j, int64
   for (int r = 0; r < MR; ++r)
 #pragma GCC unroll 2
     for (int v = 0; v < NV; ++v)
-      _mm256_storeu_ps(D + r * ldd + 8 * v, acc[r][v]);
+      _mm256_storeu_ps(O + r * ldo + 8 * v, acc[r][v]);
 }
 
 // Six rows of D (MR at the end) across every column panel, 16 wide then 8. Rows outside, panels
@@ -113,34 +114,37 @@ inline void block(const GemmStep *steps, int nsteps, int64_t i, int64_t j, int64
 // block read its A rows from L2: 3-5% slower on every matmul form (benchmarks/matmul_forms.py,
 // best of four interleaved runs each, 2-core Zen 4).
 template <int MR>
-void rowBlock(const GemmStep *steps, int nsteps, int64_t i, float *D, int64_t N, int64_t K) {
+void rowBlock(const GemmStep *steps, int nsteps, int64_t i, const float *D, float *O, int64_t ldo,
+              int64_t N, int64_t K) {
   int64_t j = 0;
   for (; j + 16 <= N; j += 16)
-    block<MR, 2>(steps, nsteps, i, j, N, D + j, N, K);
+    block<MR, 2>(steps, nsteps, i, j, N, D + j, O + j, ldo, K);
   for (; j + 8 <= N; j += 8)
-    block<MR, 1>(steps, nsteps, i, j, N, D + j, N, K);
+    block<MR, 1>(steps, nsteps, i, j, N, D + j, O + j, ldo, K);
 }
 
-void gemmF32(const GemmStep *steps, int nsteps, float *D, int64_t M, int64_t N, int64_t K) {
+void gemmF32(const GemmStep *steps, int nsteps, const float *D, float *O, int64_t ldo, int64_t M,
+             int64_t N, int64_t K) {
   int64_t i = 0;
   for (; i + 6 <= M; i += 6)
-    rowBlock<6>(steps, nsteps, i, D + i * N, N, K);
-  float *d = D + i * N;
+    rowBlock<6>(steps, nsteps, i, D + i * N, O + i * ldo, ldo, N, K);
+  const float *d = D + i * N;
+  float *o = O + i * ldo;
   switch (M - i) {
   case 5:
-    rowBlock<5>(steps, nsteps, i, d, N, K);
+    rowBlock<5>(steps, nsteps, i, d, o, ldo, N, K);
     break;
   case 4:
-    rowBlock<4>(steps, nsteps, i, d, N, K);
+    rowBlock<4>(steps, nsteps, i, d, o, ldo, N, K);
     break;
   case 3:
-    rowBlock<3>(steps, nsteps, i, d, N, K);
+    rowBlock<3>(steps, nsteps, i, d, o, ldo, N, K);
     break;
   case 2:
-    rowBlock<2>(steps, nsteps, i, d, N, K);
+    rowBlock<2>(steps, nsteps, i, d, o, ldo, N, K);
     break;
   case 1:
-    rowBlock<1>(steps, nsteps, i, d, N, K);
+    rowBlock<1>(steps, nsteps, i, d, o, ldo, N, K);
     break;
   default:
     break;
@@ -153,7 +157,7 @@ void gemmF32(const GemmStep *steps, int nsteps, float *D, int64_t M, int64_t N, 
       for (int s = 0; s < nsteps; ++s) // (row-major: panels need N % 16 == 0)
         for (int64_t k = 0; k < K; ++k)
           acc = std::fma(steps[s].A[r * steps[s].lda + k], steps[s].B[k * N + jj], acc);
-      D[r * N + jj] = acc;
+      O[r * ldo + jj] = acc;
     }
 }
 #endif
@@ -167,12 +171,21 @@ void gemmAcc(const float *A, int64_t lda, const float *B, bool bPanels, float *D
 }
 
 void gemmAccSteps(const GemmStep *steps, int nsteps, float *D, int64_t M, int64_t N, int64_t K) {
+  gemmAccStepsTo(steps, nsteps, D, D, N, M, N, K);
+}
+
+void gemmAccStepsTo(const GemmStep *steps, int nsteps, const float *D, float *O, int64_t ldo,
+                    int64_t M, int64_t N, int64_t K) {
 #ifdef TT_GEMM_AVX2
-  gemmF32(steps, nsteps, D, M, N, K);
+  gemmF32(steps, nsteps, D, O, ldo, M, N, K);
 #else
   // (B is never in panels here: gemmPanelBytes asks for none without the AVX2 kernel)
+  float *acc = const_cast<float *>(D);
   for (int s = 0; s < nsteps; ++s)
-    gemmGeneric(steps[s].A, steps[s].lda, steps[s].B, D, M, N, K);
+    gemmGeneric(steps[s].A, steps[s].lda, steps[s].B, acc, M, N, K);
+  if (O != D)
+    for (int64_t r = 0; r < M; ++r)
+      std::copy(D + r * N, D + r * N + N, O + r * ldo);
 #endif
 }
 

@@ -41,6 +41,12 @@ struct GemmStep {
   bool bPanels;
 };
 void gemmAccSteps(const GemmStep *steps, int nsteps, float *D, int64_t M, int64_t N, int64_t K);
+// The same GEMM with its result written to O (rows ldo elements apart) instead of D, which is
+// only read: a store of a deferred dot's accumulator runs its last steps so (dot.cpp), and the
+// result's lines are written while the next blocks' FMAs run rather than in a copy after.
+// Without the AVX2 kernel D is updated too (the generic GEMM accumulates in place).
+void gemmAccStepsTo(const GemmStep *steps, int nsteps, const float *D, float *O, int64_t ldo,
+                    int64_t M, int64_t N, int64_t K);
 // How many K steps of `K` each a deferred dot (dot.cpp) would gather into one gemmAccSteps:
 // kBaseChain, and kMaxChain below K 64 (forward.cpp takes kBaseChain where B's memo table has too
 // few slots to hold that many). A GEMM loads and stores its accumulators once: at BLOCK_K 32, 8

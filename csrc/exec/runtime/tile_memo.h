@@ -30,7 +30,7 @@ public:
   static constexpr int kMaxSlots = 64;
   // A deferred dot (dot.cpp) reads the B of its waiting steps at its next GEMM, so the slots
   // the last `held` fetches of its table returned are never evicted; at most kMaxHeld.
-  static constexpr int kMaxHeld = 7;
+  static constexpr int kMaxHeld = 8;
 
   // A memo load's table: the bytes of its tile, and how many of its slots a deferred dot holds
   // (0 to kMaxHeld; such a table gets more slots than that or none).

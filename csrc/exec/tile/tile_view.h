@@ -29,6 +29,8 @@ struct ViewAux : Aux {
   bool forward = false;     // a forwarded load (Frame::fwdSlot)
   bool forwardRows = false; // ... read as a dot's A: evenly spaced rows too (Frame::fwdRowBytes)
   int memo = -1;            // ... read as a dot's B: its TileMemo id (tile_memo.h)
+  // A store of deferred dots' accumulator: their waiting steps (dot_store.h).
+  std::vector<uint32_t> dotPendings;
   // A reduction through the view (atomic_red_view_tko): its atomics.h operation, element type
   // and memory order.
   int rmwOp = 0, order = 0;

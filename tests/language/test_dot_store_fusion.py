@@ -1,0 +1,198 @@
+"""A deferred dot's last GEMM run by the store of its accumulator (csrc/exec/compiler/forward.cpp,
+"fused stores"; csrc/exec/kernels/dot_store.h): on the CPU the last K steps of a matmul's loop
+wait for `tl.store(C, acc)`, whose GEMM writes C's rows itself.
+
+Results are numpy's in float64 on both CPU paths for whole and partial tiles, for K loops of one
+step, of exactly one chain of steps, of a chain and one more, of a masked last step and of none;
+and the plans (the notes) say which kernels fuse. Kernels that read the accumulator again, store
+it twice or write memory between the loop and the store keep the flush after the loop, and a
+program whose store is skipped leaves no steps for the next program on its thread.
+"""
+
+import re
+
+import numpy as np
+import pytest
+from tt_utils import assert_close, capture_plan_notes, numpy_random, poisoned, to_f64
+
+import triton_tile as triton
+import triton_tile.language as tl
+
+
+@triton.jit
+def _matmul(A, B, C, M, N, K, KIND: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr,
+            BK: tl.constexpr):
+    # C = A @ B; "twice" also stores it to C's second half; "scaled" stores 2 * acc;
+    # "zero_a" zeroes this program's rows of A after the loop, before the store; "short" stores
+    # all but C's last 3 rows (whole tiles to load, a partial one to store).
+    pid_m, pid_n = tl.program_id(0), tl.program_id(1)
+    rm = pid_m * BM + tl.arange(0, BM)
+    rn = pid_n * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k0 in range(0, K, BK):
+        kk = k0 + rk
+        a = tl.load(A + rm[:, None] * K + kk[None, :], mask=(rm[:, None] < M) & (kk[None, :] < K),
+                    other=0.0)
+        b = tl.load(B + kk[:, None] * N + rn[None, :], mask=(kk[:, None] < K) & (rn[None, :] < N),
+                    other=0.0)
+        acc = tl.dot(a, b, acc, input_precision="ieee")
+    mask = (rm[:, None] < M - 3 * (KIND == "short")) & (rn[None, :] < N)
+    if KIND == "zero_a":
+        for k0 in range(0, K, BK):
+            kk = k0 + rk
+            tl.store(A + rm[:, None] * K + kk[None, :], tl.zeros((BM, BK), dtype=tl.float32),
+                     mask=(rm[:, None] < M) & (kk[None, :] < K))
+    if KIND == "scaled":
+        tl.store(C + rm[:, None] * N + rn[None, :], acc * 2.0, mask=mask)
+    else:
+        tl.store(C + rm[:, None] * N + rn[None, :], acc, mask=mask)
+    if KIND == "twice":
+        tl.store(C + (rm[:, None] + M) * N + rn[None, :], acc, mask=mask)
+
+
+@triton.jit
+def _block_ptrs(A, B, C, M, N, K, MC, SHIFT, BM: tl.constexpr, BN: tl.constexpr,
+                BK: tl.constexpr):
+    # C[:MC] = (A @ B)[SHIFT:SHIFT + MC] through block pointers: C's is MC rows tall and SHIFT
+    # rows up (its first program's tile starts above C).
+    pid_m, pid_n = tl.program_id(0), tl.program_id(1)
+    a_bp = tl.make_block_ptr(A, (M, K), (K, 1), (pid_m * BM, 0), (BM, BK), (1, 0))
+    b_bp = tl.make_block_ptr(B, (K, N), (N, 1), (0, pid_n * BN), (BK, BN), (1, 0))
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for _ in range(0, tl.cdiv(K, BK)):
+        a = tl.load(a_bp, boundary_check=(0, 1), padding_option="zero")
+        b = tl.load(b_bp, boundary_check=(0, 1), padding_option="zero")
+        acc = tl.dot(a, b, acc, input_precision="ieee")
+        a_bp = tl.advance(a_bp, (0, BK))
+        b_bp = tl.advance(b_bp, (BK, 0))
+    c_bp = tl.make_block_ptr(C, (MC, N), (N, 1), (pid_m * BM - SHIFT, pid_n * BN), (BM, BN),
+                             (1, 0))
+    tl.store(c_bp, acc, boundary_check=(0, 1))
+
+
+@triton.jit
+def _loop_in_some_programs(A, B, C, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    # C's row tiles: program 0 runs the K loop (its last steps wait for the store) and skips
+    # the store; program 1 skips the loop and stores zeros; program 2 does both. Run by one
+    # thread in turn, program 1 must not take program 0's waiting steps (forward.cpp: the Tile
+    # path drops them before the `if` around the loop).
+    pid = tl.program_id(0)
+    rm = pid * BM + tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    if pid != 1:
+        for k0 in range(0, K, BK):
+            a = tl.load(A + rm[:, None] * K + (k0 + rk)[None, :])
+            b = tl.load(B + (k0 + rk)[:, None] * N + rn[None, :])
+            acc = tl.dot(a, b, acc, input_precision="ieee")
+    if pid > 0:
+        tl.store(C + rm[:, None] * N + rn[None, :], acc)
+
+
+@pytest.fixture
+def notes(monkeypatch, request):
+    """The executor programs' plan notes of the kernels prepared during the test (CPU only)."""
+    return capture_plan_notes(request, monkeypatch, (_matmul, _block_ptrs, _loop_in_some_programs))
+
+
+def _fused(seen):
+    """How many deferred dots each prepared program has its store run (forward.cpp's note)."""
+    counts = []
+    for text in seen:
+        found = re.search(r"\((\d+) run by the store of their accumulator\)", text)
+        counts.append(int(found.group(1)) if found else 0)
+    return counts
+
+
+def _run(m, n, k, kind="plain", *, bm=32, bn=32, bk=16, enable_tile, rng):
+    a = numpy_random((m, k), "float32", rng)
+    b = numpy_random((k, n), "float32", rng)
+    ref = to_f64(a) @ to_f64(b)
+    c = poisoned((2 * m if kind == "twice" else m, n), "float32")
+    grid = (triton.cdiv(m, bm), triton.cdiv(n, bn))
+    _matmul[grid](a, b, c, m, n, k, KIND=kind, BM=bm, BN=bn, BK=bk, enable_tile=enable_tile)
+    return ref, c
+
+
+# K steps of BLOCK_K 16 (a chain of 8, gemm.h): 1; exactly a chain (all 8 wait for the store); a
+# chain and one more; a masked last step (copied: run at once); none. Whole tiles and partial
+# ones (the Tile path's partial store reads the accumulator in slices, after a flush).
+@pytest.mark.parametrize("k", [16, 128, 144, 45, 0])
+@pytest.mark.parametrize("m, n", [(64, 64), (70, 50)])
+@pytest.mark.parametrize("enable_tile", [False, True])
+def test_the_store_runs_the_last_steps(m, n, k, enable_tile, notes, rng):
+    ref, c = _run(m, n, k, enable_tile=enable_tile, rng=rng)
+    assert_close(c, ref, rtol=1e-5, atol=1e-4)
+    assert _fused(notes) and min(_fused(notes)) >= 1, notes
+
+
+@pytest.mark.parametrize("enable_tile", [False, True])
+def test_a_partial_store_of_whole_tiles(enable_tile, notes, rng):
+    # The K loop runs on whole tiles, so its last steps wait; the last row tile's store is
+    # partial, and runs them into the accumulator first (the Tile path reads it in slices).
+    ref, c = _run(64, 64, 128, "short", enable_tile=enable_tile, rng=rng)
+    assert_close(c[:61], ref[:61], rtol=1e-5, atol=1e-4)
+    assert np.isnan(c[61:]).all()
+    assert _fused(notes) and min(_fused(notes)) >= 1, notes
+
+
+@pytest.mark.parametrize("mc, shift", [(64, 0), (61, 0), (56, 8)])
+@pytest.mark.parametrize("enable_tile", [False, True])
+def test_block_pointers(mc, shift, enable_tile, notes, rng):
+    # With C shorter than A (61 rows) the last row tile's store is partial while its loads are
+    # whole; with C's tiles 8 rows up the first one starts above C, and the Tile path stores it
+    # in slices of the accumulator, which the waiting steps must reach first.
+    m, n, k = 64, 64, 128
+    a = numpy_random((m, k), "float32", rng)
+    b = numpy_random((k, n), "float32", rng)
+    c = poisoned((m, n), "float32")
+    _block_ptrs[(m // 32, n // 32)](a, b, c, m, n, k, mc, shift, BM=32, BN=32, BK=16,
+                                    enable_tile=enable_tile)
+    assert_close(c[:mc], (to_f64(a) @ to_f64(b))[shift:shift + mc], rtol=1e-5, atol=1e-4)
+    assert np.isnan(c[mc:]).all()
+    assert _fused(notes) and min(_fused(notes)) >= 1, notes
+
+
+@pytest.mark.parametrize("enable_tile", [False, True])
+def test_wide_tiles_of_f32(enable_tile, notes, rng):
+    # 64-wide rows of BLOCK_K 64 (a chain of 4), the benchmark's shape, at a size of several
+    # chains per tile.
+    ref, c = _run(128, 192, 320, bm=64, bn=64, bk=64, enable_tile=enable_tile, rng=rng)
+    assert_close(c, ref, rtol=1e-5, atol=1e-4)
+    assert _fused(notes) and min(_fused(notes)) >= 1, notes
+
+
+@pytest.mark.parametrize("kind", ["scaled", "twice", "zero_a"])
+@pytest.mark.parametrize("enable_tile", [False, True])
+def test_other_readers_and_writes_keep_the_flush(kind, enable_tile, notes, rng):
+    m, n, k = 64, 64, 128
+    a = numpy_random((m, k), "float32", rng)
+    b = numpy_random((k, n), "float32", rng)
+    ref = to_f64(a) @ to_f64(b)
+    c = poisoned((2 * m if kind == "twice" else m, n), "float32")
+    # One column of programs: a program's rows of A are its own to zero.
+    _matmul[(m // 32, 1)](a, b, c, m, n, k, KIND=kind, BM=32, BN=n, BK=16,
+                          enable_tile=enable_tile)
+    assert_close(c[:m], 2.0 * ref if kind == "scaled" else ref, rtol=1e-5, atol=1e-4)
+    if kind == "twice":
+        assert_close(c[m:], ref, rtol=1e-5, atol=1e-4)
+    if kind == "zero_a":
+        assert not a.any()
+    assert _fused(notes) and max(_fused(notes)) == 0, notes
+
+
+@pytest.mark.parametrize("enable_tile", [False, True])
+def test_a_skipped_store_leaves_no_steps_behind(enable_tile, monkeypatch, notes, rng):
+    monkeypatch.setenv("TRITON_TILE_NUM_THREADS", "1")  # programs 0, 1, 2 in turn
+    m, n, k = 3 * 32, 32, 128
+    a = numpy_random((m, k), "float32", rng)
+    b = numpy_random((k, n), "float32", rng)
+    c = poisoned((m, n), "float32")
+    _loop_in_some_programs[(3,)](a, b, c, n, k, BM=32, BN=n, BK=16, enable_tile=enable_tile)
+    assert np.isnan(c[:32]).all()
+    assert not c[32:64].any()
+    assert_close(c[64:], to_f64(a[64:]) @ to_f64(b), rtol=1e-5, atol=1e-4)
+    # (the TTIR executor copies the accumulator out of the `if`: nothing for its store to run)
+    assert _fused(notes) == [1 if enable_tile else 0], notes
