@@ -6,7 +6,9 @@ Results are numpy's in float64 on both CPU paths for whole and partial tiles, fo
 step, of exactly one chain of steps, of a chain and one more, of a masked last step and of none;
 and the plans (the notes) say which kernels fuse. Kernels that read the accumulator again, store
 it twice or write memory between the loop and the store keep the flush after the loop, and a
-program whose store is skipped leaves no steps for the next program on its thread.
+program whose store is skipped leaves no steps for the next program on its thread. A store over
+the rows the steps read (C = C @ W in place) waits for them, and a reader the TTIR executor runs
+inside a loop's kernel (a yield) keeps the flush there.
 """
 
 import re
@@ -91,10 +93,55 @@ def _loop_in_some_programs(A, B, C, N, K, BM: tl.constexpr, BN: tl.constexpr, BK
         tl.store(C + rm[:, None] * N + rn[None, :], acc)
 
 
+@triton.jit
+def _in_place(X, W, N: tl.constexpr, BM: tl.constexpr, BK: tl.constexpr, A_IS_X: tl.constexpr):
+    # A_IS_X: X[rows] = X[rows] @ W, each program its own rows of X (A's rows are C's);
+    # else X = W @ X by one program (B's whole rows, read in place, are C's). On a GPU every
+    # load comes before the store.
+    pid = tl.program_id(0)
+    rm = pid * BM + tl.arange(0, BM)
+    rn = tl.arange(0, N)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, N), dtype=tl.float32)
+    for k0 in range(0, N, BK):
+        if A_IS_X:
+            a = tl.load(X + rm[:, None] * N + (k0 + rk)[None, :])
+            b = tl.load(W + (k0 + rk)[:, None] * N + rn[None, :])
+        else:
+            a = tl.load(W + rm[:, None] * N + (k0 + rk)[None, :])
+            b = tl.load(X + (k0 + rk)[:, None] * N + rn[None, :])
+        acc = tl.dot(a, b, acc, input_precision="ieee")
+    tl.store(X + rm[:, None] * N + rn[None, :], acc)
+
+
+@triton.jit
+def _copied_in_a_loop(A, B, C, D, N, K, TRIPS, BM: tl.constexpr, BN: tl.constexpr,
+                      BK: tl.constexpr):
+    # Column 0 of programs stores the accumulator to C; the others hand it through a loop's
+    # yield (a terminator: the TTIR executor's loop kernel copies it) and store that to D.
+    pid_m, pid_n = tl.program_id(0), tl.program_id(1)
+    rm = pid_m * BM + tl.arange(0, BM)
+    rn = pid_n * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k0 in range(0, K, BK):
+        a = tl.load(A + rm[:, None] * K + (k0 + rk)[None, :])
+        b = tl.load(B + (k0 + rk)[:, None] * N + rn[None, :])
+        acc = tl.dot(a, b, acc, input_precision="ieee")
+    if pid_n == 0:
+        tl.store(C + rm[:, None] * N + rn[None, :], acc)
+    else:
+        x = tl.zeros((BM, BN), dtype=tl.float32)
+        for _ in range(TRIPS):
+            x = acc
+        tl.store(D + rm[:, None] * N + rn[None, :], x)
+
+
 @pytest.fixture
 def notes(monkeypatch, request):
     """The executor programs' plan notes of the kernels prepared during the test (CPU only)."""
-    return capture_plan_notes(request, monkeypatch, (_matmul, _block_ptrs, _loop_in_some_programs))
+    kernels = (_matmul, _block_ptrs, _loop_in_some_programs, _in_place, _copied_in_a_loop)
+    return capture_plan_notes(request, monkeypatch, kernels)
 
 
 def _fused(seen):
@@ -195,4 +242,33 @@ def test_a_skipped_store_leaves_no_steps_behind(enable_tile, monkeypatch, notes,
     assert not c[32:64].any()
     assert_close(c[64:], to_f64(a[64:]) @ to_f64(b), rtol=1e-5, atol=1e-4)
     # (the TTIR executor copies the accumulator out of the `if`: nothing for its store to run)
+    assert _fused(notes) == [1 if enable_tile else 0], notes
+
+
+@pytest.mark.parametrize("a_is_x", [True, False])
+@pytest.mark.parametrize("enable_tile", [False, True])
+def test_a_store_over_the_operands_waits_for_them(a_is_x, enable_tile, notes, rng):
+    # The rows the store writes are the rows the waiting steps read: they run into the
+    # accumulator first, and the store writes it after (dot_store.h).
+    n, bm = 64, 32 if a_is_x else 64
+    x = numpy_random((n, n), "float32", rng)
+    w = numpy_random((n, n), "float32", rng)
+    ref = to_f64(x) @ to_f64(w) if a_is_x else to_f64(w) @ to_f64(x)
+    _in_place[(n // bm,)](x, w, N=n, BM=bm, BK=16, A_IS_X=a_is_x, enable_tile=enable_tile)
+    assert_close(x, ref, rtol=1e-5, atol=1e-4)
+    assert _fused(notes) and min(_fused(notes)) >= 1, notes
+
+
+@pytest.mark.parametrize("enable_tile", [False, True])
+def test_a_reader_in_a_loop_yield(enable_tile, notes, rng):
+    m, n, k = 64, 64, 128
+    a = numpy_random((m, k), "float32", rng)
+    b = numpy_random((k, n), "float32", rng)
+    c, d = poisoned((m, n), "float32"), poisoned((m, n), "float32")
+    _copied_in_a_loop[(2, 2)](a, b, c, d, n, k, 3, BM=32, BN=32, BK=16,
+                              enable_tile=enable_tile)
+    ref = to_f64(a) @ to_f64(b)
+    assert_close(c[:, :32], ref[:, :32], rtol=1e-5, atol=1e-4)
+    assert_close(d[:, 32:], ref[:, 32:], rtol=1e-5, atol=1e-4)
+    # (the Tile path emits the yield as an instruction, which runs the steps first)
     assert _fused(notes) == [1 if enable_tile else 0], notes

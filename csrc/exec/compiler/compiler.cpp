@@ -67,11 +67,6 @@ namespace {
 constexpr size_t kAlign = 64;
 size_t alignUp(size_t n) { return (n + kAlign - 1) & ~(kAlign - 1); }
 
-bool isCombineOp(const Operation &op) {
-  return op.is("tt.reduce") || op.is("tt.scan") || op.is("cuda_tile.reduce") ||
-         op.is("cuda_tile.scan") || op.is("tt.map_elementwise");
-}
-
 // First-fit allocator over the live part of the arena.
 class FreeList {
 public:

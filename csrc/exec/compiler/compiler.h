@@ -55,6 +55,13 @@
 
 namespace tt::exec {
 
+// An op whose region is a combine function its kernel runs per element (reduce.cpp), not an
+// instruction list of the program.
+inline bool isCombineOp(const Operation &op) {
+  return op.is("tt.reduce") || op.is("tt.scan") || op.is("cuda_tile.reduce") ||
+         op.is("cuda_tile.scan") || op.is("tt.map_elementwise");
+}
+
 class Compiler;
 using EmitFn = bool (*)(Compiler &, const Operation &);
 

@@ -47,7 +47,8 @@
 //  - the class's other readers after the loop, in a pass that runs the loop, are yields into if
 //    results of the class (which copy nothing) and ops that never run with the store (other
 //    branches of an if, such as the Tile path's store of a tile in slices): those run the steps
-//    into the accumulator first; no op after the loop writes the class except such yields;
+//    into the accumulator first, so on the TTIR path none is a terminator (its loop's kernel
+//    runs it); no op after the loop writes the class except such yields;
 //  - the store is a plain (weak) tt.store, store_ptr_tko or store_view_tko of a member, reading
 //    no other member;
 //  - no op that may write memory runs between the loop and a reader (the steps read A in the
@@ -56,8 +57,9 @@
 //    skips the loop finds none of an earlier program's;
 //  - a full chain runs only when the next step comes, so the last 1 to chain steps wait: B's
 //    table holds chain slots (the table must have more).
-// A store that cannot take the rows (a partial tile, rows not evenly spaced, a stream) runs the
-// steps into the accumulator and stores it as before. Known limit: the TTIR executor copies an
+// A store that cannot take the rows (a partial tile, rows not evenly spaced, a stream, rows that
+// meet A's or B's memory: C = C @ W in place) runs the steps into the accumulator and stores it
+// as before. Known limit: the TTIR executor copies an
 // `if`'s result out of its branch, so a loop under an `if` there keeps the flush after it.
 #include <algorithm>
 #include <string>
@@ -193,7 +195,9 @@ bool Compiler::fusedStoreOf(const Operation &dot, const Operation &loop, const U
             return false;
         }
     auto it = users.find(m);
-    for (const Operation *u : it == users.end() ? std::vector<const Operation *>{} : it->second) {
+    if (it == users.end())
+      continue;
+    for (const Operation *u : it->second) {
       if (u == &dot || u == &loop || inside(u, &loop) || apart(u))
         continue;
       const Operation *owner = u->parentBlock() ? u->parentBlock()->parentOp() : nullptr;
@@ -203,6 +207,13 @@ bool Compiler::fusedStoreOf(const Operation &dot, const Operation &loop, const U
             return false;
         continue;
       }
+      // A reader gets the steps run into the accumulator by an instruction right before its
+      // own, which a terminator the TTIR executor folds into its loop's kernel never has.
+      if (u->info()->has(kTerminator) && !tileIR())
+        return false;
+      for (const Operation *p = u->parentOp(); p; p = p->parentOp())
+        if (isCombineOp(*p)) // (a combine region's ops run inside the reduce kernel)
+          return false;
       if (std::find(readers.begin(), readers.end(), u) == readers.end())
         readers.push_back(u);
     }

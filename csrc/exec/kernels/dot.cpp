@@ -279,6 +279,36 @@ bool isSmallFloat(DType d) {
 
 } // namespace
 
+namespace {
+
+// The bytes [lo, hi) spanned by `rows` rows of `lanes` floats, `ld` floats apart.
+void span(const float *first, int64_t rows, int64_t lanes, int64_t ld, uintptr_t &lo,
+          uintptr_t &hi) {
+  const uintptr_t a = reinterpret_cast<uintptr_t>(first);
+  const uintptr_t b = a + static_cast<uintptr_t>((rows - 1) * ld * 4);
+  lo = std::min(a, b);
+  hi = std::max(a, b) + static_cast<uintptr_t>(lanes * 4);
+}
+
+// Whether the rows a GEMM writes meet the A rows or the B tile a waiting step reads (a store of
+// C = C @ W into C's own rows, each program its own: on a GPU every load comes before the
+// store; here the GEMM writes a row block while the next ones still read).
+bool meetsOperands(const Pending &p, int n, const float *out, int64_t ldo) {
+  uintptr_t olo, ohi, lo, hi;
+  span(out, p.M, p.N, ldo, olo, ohi);
+  for (int s = 0; s < n; ++s) {
+    span(p.steps[s].A, p.M, p.K, p.steps[s].lda, lo, hi);
+    if (lo < ohi && olo < hi)
+      return true;
+    span(p.steps[s].B, 1, p.K * p.N, 0, lo, hi); // (a dense tile: a memo slot, or in place)
+    if (lo < ohi && olo < hi)
+      return true;
+  }
+  return false;
+}
+
+} // namespace
+
 bool runFusedDotSteps(const std::vector<uint32_t> &pendings, Frame &F, float *out, int64_t ldo,
                       int64_t rows, int64_t lanes) {
   Pending *waiting = nullptr;
@@ -299,7 +329,7 @@ bool runFusedDotSteps(const std::vector<uint32_t> &pendings, Frame &F, float *ou
   Pending &p = *waiting;
   const int n = static_cast<int>(p.count);
   p.count = 0;
-  if (out && p.M == rows && p.N == lanes) {
+  if (out && p.M == rows && p.N == lanes && !meetsOperands(p, n, out, ldo)) {
     gemmAccStepsTo(p.steps, n, p.D, out, ldo, p.M, p.N, p.K);
     return true;
   }

@@ -15,9 +15,10 @@
 
 namespace tt::exec {
 
-// Runs the steps the dots of `pendings` (their Pending registers) still hold. With `out`, and
-// when the waiting dot's tile is `rows` x `lanes`, the result goes to `out`, rows `ldo` floats
-// apart, and true is returned: the store is done. Otherwise the steps run into the
+// Runs the steps the dots of `pendings` (their Pending registers) still hold. With `out`, when
+// the waiting dot's tile is `rows` x `lanes` and those rows meet no memory the steps read (A's
+// rows, B's tile), the result goes to `out`, rows `ldo` floats apart, and true is returned: the
+// store is done. Otherwise the steps run into the
 // accumulator, which the store then writes as usual (false; also when no step waits).
 bool runFusedDotSteps(const std::vector<uint32_t> &pendings, Frame &F, float *out, int64_t ldo,
                       int64_t rows, int64_t lanes);
