@@ -642,9 +642,10 @@ template <int ES> void compactStoreK(const Inst &I, Frame &F) {
   if (!a.dotPendings.empty()) { // whole rows of f32 evenly spaced, not overlapping: the GEMM's
     const int64_t pitch = R > 1 ? static_cast<int64_t>(starts[1] - starts[0]) : L * ES;
     bool rows = ES == 4 && S == ES && !vb && !stream && all && pitch % ES == 0 &&
-                (pitch >= L * ES || -pitch >= L * ES);
+                (pitch >= L * ES || pitch <= -L * ES);
     for (int64_t r = 0; r < R && rows; ++r)
-      rows = limits[r] == L && starts[r] == starts[0] + static_cast<uint64_t>(r * pitch);
+      rows = limits[r] == L &&
+             starts[r] == starts[0] + static_cast<uint64_t>(r) * static_cast<uint64_t>(pitch);
     if (runFusedDotSteps(a.dotPendings, F, rows ? reinterpret_cast<float *>(starts[0]) : nullptr,
                          pitch / ES, R, L))
       return;

@@ -281,13 +281,18 @@ bool isSmallFloat(DType d) {
 
 namespace {
 
-// The bytes [lo, hi) spanned by `rows` rows of `lanes` floats, `ld` floats apart.
-void span(const float *first, int64_t rows, int64_t lanes, int64_t ld, uintptr_t &lo,
+// The bytes [lo, hi) spanned by `rows` rows of `lanes` floats, `ld` floats apart; false when
+// the last row's offset overflows (a pitch whose multiples wrap: treated as meeting anything).
+bool span(const float *first, int64_t rows, int64_t lanes, int64_t ld, uintptr_t &lo,
           uintptr_t &hi) {
+  int64_t reach;
+  if (__builtin_mul_overflow(rows - 1, ld, &reach) || __builtin_mul_overflow(reach, 4, &reach))
+    return false;
   const uintptr_t a = reinterpret_cast<uintptr_t>(first);
-  const uintptr_t b = a + static_cast<uintptr_t>((rows - 1) * ld * 4);
+  const uintptr_t b = a + static_cast<uintptr_t>(reach);
   lo = std::min(a, b);
-  hi = std::max(a, b) + static_cast<uintptr_t>(lanes * 4);
+  hi = std::max(a, b) + static_cast<uintptr_t>(lanes) * 4;
+  return true;
 }
 
 // Whether the rows a GEMM writes meet the A rows or the B tile a waiting step reads (a store of
@@ -295,13 +300,13 @@ void span(const float *first, int64_t rows, int64_t lanes, int64_t ld, uintptr_t
 // store; here the GEMM writes a row block while the next ones still read).
 bool meetsOperands(const Pending &p, int n, const float *out, int64_t ldo) {
   uintptr_t olo, ohi, lo, hi;
-  span(out, p.M, p.N, ldo, olo, ohi);
+  if (!span(out, p.M, p.N, ldo, olo, ohi))
+    return true;
   for (int s = 0; s < n; ++s) {
-    span(p.steps[s].A, p.M, p.K, p.steps[s].lda, lo, hi);
-    if (lo < ohi && olo < hi)
+    if (!span(p.steps[s].A, p.M, p.K, p.steps[s].lda, lo, hi) || (lo < ohi && olo < hi))
       return true;
-    span(p.steps[s].B, 1, p.K * p.N, 0, lo, hi); // (a dense tile: a memo slot, or in place)
-    if (lo < ohi && olo < hi)
+    // (B: a dense tile, in a memo slot or in place)
+    if (!span(p.steps[s].B, 1, p.K * p.N, 0, lo, hi) || (lo < ohi && olo < hi))
       return true;
   }
   return false;

@@ -186,7 +186,7 @@ template <int ES> void viewStoreK(const Inst &I, Frame &F) {
   if (!a.dotPendings.empty()) { // the dots' last GEMM writes whole rows of f32 itself
     const int64_t pitch = a.rank == 2 ? b.step[0] : 0, rowBytes = a.tile[1] * ES;
     const bool rows = ES == 4 && a.rank == 2 && b.full && !vb && inner == ES && pitch % ES == 0 &&
-                      (pitch >= rowBytes || -pitch >= rowBytes) &&
+                      (pitch >= rowBytes || pitch <= -rowBytes) &&
                       (static_cast<uint64_t>(rowBytes) < kStreamRowBytes ||
                        !streamingTarget(I, *F.launch, b.base));
     if (runFusedDotSteps(a.dotPendings, F, rows ? reinterpret_cast<float *>(b.base) : nullptr,
