@@ -59,8 +59,8 @@
 //    table holds chain slots (the table must have more).
 // A store that cannot take the rows (a partial tile, rows not evenly spaced, a stream, rows that
 // meet A's or B's memory: C = C @ W in place) runs the steps into the accumulator and stores it
-// as before. Known limit: the TTIR executor copies an
-// `if`'s result out of its branch, so a loop under an `if` there keeps the flush after it.
+// as before. Known limit: the TTIR executor copies an `if`'s result out of its branch, so a loop
+// under an `if` there keeps the flush after it.
 #include <algorithm>
 #include <string>
 #include <unordered_set>
