@@ -51,8 +51,7 @@ static_assert(kMaxChain <= TileMemo::kMaxHeld, "a waiting step's memo slot could
 struct Pending {
   int64_t count;
   GemmStep steps[kMaxChain];
-  float *D; // the accumulator and its tile, set at the loop's entry (dotResetK)
-  int64_t M, N, K;
+  const DotAux *dot; // whose steps: its tile and accumulator (set by dotResetK)
 };
 
 // ---- integer GEMM: D[M,N] += A[M,K] * B[K,N], row-major (the float ones are gemm.cpp's) ----
@@ -235,10 +234,7 @@ void dotResetK(const Inst &I, Frame &F) {
   const DotAux &x = *static_cast<const DotAux *>(I.aux);
   Pending &p = *F.at<Pending>(x.pending);
   p.count = 0;
-  p.D = F.at<float>(x.d);
-  p.M = x.M;
-  p.N = x.N;
-  p.K = x.K;
+  p.dot = &x;
 }
 
 void dotFlushK(const Inst &I, Frame &F) {
@@ -277,10 +273,6 @@ bool isSmallFloat(DType d) {
   return d == DType::F16 || d == DType::BF16 || d == DType::F8E4M3 || d == DType::F8E5M2;
 }
 
-} // namespace
-
-namespace {
-
 // The bytes [lo, hi) spanned by `rows` rows of `lanes` floats, `ld` floats apart; false when
 // the last row's offset overflows (a pitch whose multiples wrap: treated as meeting anything).
 bool span(const float *first, int64_t rows, int64_t lanes, int64_t ld, uintptr_t &lo,
@@ -299,14 +291,15 @@ bool span(const float *first, int64_t rows, int64_t lanes, int64_t ld, uintptr_t
 // C = C @ W into C's own rows, each program its own: on a GPU every load comes before the
 // store; here the GEMM writes a row block while the next ones still read).
 bool meetsOperands(const Pending &p, int n, const float *out, int64_t ldo) {
+  const DotAux &x = *p.dot;
   uintptr_t olo, ohi, lo, hi;
-  if (!span(out, p.M, p.N, ldo, olo, ohi))
+  if (!span(out, x.M, x.N, ldo, olo, ohi))
     return true;
   for (int s = 0; s < n; ++s) {
-    if (!span(p.steps[s].A, p.M, p.K, p.steps[s].lda, lo, hi) || (lo < ohi && olo < hi))
+    if (!span(p.steps[s].A, x.M, x.K, p.steps[s].lda, lo, hi) || (lo < ohi && olo < hi))
       return true;
     // (B: a dense tile, in a memo slot or in place)
-    if (!span(p.steps[s].B, 1, p.K * p.N, 0, lo, hi) || (lo < ohi && olo < hi))
+    if (!span(p.steps[s].B, 1, x.K * x.N, 0, lo, hi) || (lo < ohi && olo < hi))
       return true;
   }
   return false;
@@ -322,8 +315,9 @@ bool runFusedDotSteps(const std::vector<uint32_t> &pendings, Frame &F, float *ou
     if (!p.count)
       continue;
     if (waiting) { // (two dots of one pass: forward.cpp rules it out; kept correct anyway)
-      gemmAccSteps(waiting->steps, static_cast<int>(waiting->count), waiting->D, waiting->M,
-                   waiting->N, waiting->K);
+      const DotAux &w = *waiting->dot;
+      gemmAccSteps(waiting->steps, static_cast<int>(waiting->count), F.at<float>(w.d), w.M, w.N,
+                   w.K);
       waiting->count = 0;
       out = nullptr;
     }
@@ -332,13 +326,15 @@ bool runFusedDotSteps(const std::vector<uint32_t> &pendings, Frame &F, float *ou
   if (!waiting)
     return false;
   Pending &p = *waiting;
+  const DotAux &x = *p.dot;
   const int n = static_cast<int>(p.count);
   p.count = 0;
-  if (out && p.M == rows && p.N == lanes && !meetsOperands(p, n, out, ldo)) {
-    gemmAccStepsTo(p.steps, n, p.D, out, ldo, p.M, p.N, p.K);
+  float *D = F.at<float>(x.d);
+  if (out && x.M == rows && x.N == lanes && !meetsOperands(p, n, out, ldo)) {
+    gemmAccStepsTo(p.steps, n, D, out, ldo, x.M, x.N, x.K);
     return true;
   }
-  gemmAccSteps(p.steps, n, p.D, p.M, p.N, p.K);
+  gemmAccSteps(p.steps, n, D, x.M, x.N, x.K);
   return false;
 }
 
