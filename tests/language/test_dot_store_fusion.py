@@ -23,11 +23,12 @@ import triton_tile.language as tl
 
 @triton.jit
 def _matmul(A, B, C, M, N, K, KIND: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr,
-            BK: tl.constexpr):
+            BK: tl.constexpr, HOLE: tl.constexpr = -1):
     # C = A @ B; "twice" also stores it to C's second half; "scaled" stores 2 * acc;
     # "zero_a" zeroes this program's rows of A after the loop, before the store; "short" stores
     # all but C's last 3 rows (whole tiles to load, a partial one to store); "yield": programs
-    # off C's first column of tiles hand the accumulator through a loop first.
+    # off C's first column of tiles hand the accumulator through a loop first; "hole" reads
+    # A's column HOLE as zeros (the step that holds it copies A into its register).
     pid_m, pid_n = tl.program_id(0), tl.program_id(1)
     rm = pid_m * BM + tl.arange(0, BM)
     rn = pid_n * BN + tl.arange(0, BN)
@@ -35,8 +36,10 @@ def _matmul(A, B, C, M, N, K, KIND: tl.constexpr, BM: tl.constexpr, BN: tl.const
     acc = tl.zeros((BM, BN), dtype=tl.float32)
     for k0 in range(0, K, BK):
         kk = k0 + rk
-        a = tl.load(A + rm[:, None] * K + kk[None, :], mask=(rm[:, None] < M) & (kk[None, :] < K),
-                    other=0.0)
+        a_mask = (rm[:, None] < M) & (kk[None, :] < K)
+        if KIND == "hole":
+            a_mask = a_mask & (kk[None, :] != HOLE)
+        a = tl.load(A + rm[:, None] * K + kk[None, :], mask=a_mask, other=0.0)
         b = tl.load(B + kk[:, None] * N + rn[None, :], mask=(kk[:, None] < K) & (rn[None, :] < N),
                     other=0.0)
         acc = tl.dot(a, b, acc, input_precision="ieee")
@@ -136,24 +139,43 @@ def _fused(seen):
     return counts
 
 
-def _run(m, n, k, kind="plain", *, bm=32, bn=32, bk=16, enable_tile, rng):
+def _run(m, n, k, kind="plain", *, bm=32, bn=32, bk=16, hole=-1, enable_tile, rng):
     a = numpy_random((m, k), "float32", rng)
     b = numpy_random((k, n), "float32", rng)
-    ref = to_f64(a) @ to_f64(b)
+    a_read = to_f64(a)
+    if hole >= 0:
+        a_read[:, hole] = 0.0
+    ref = a_read @ to_f64(b)
     c = poisoned((2 * m if kind == "twice" else m, n), "float32")
     grid = (triton.cdiv(m, bm), triton.cdiv(n, bn))
-    _matmul[grid](a, b, c, m, n, k, KIND=kind, BM=bm, BN=bn, BK=bk, enable_tile=enable_tile)
+    _matmul[grid](a, b, c, m, n, k, KIND=kind, BM=bm, BN=bn, BK=bk, HOLE=hole,
+                  enable_tile=enable_tile)
     return ref, c
 
 
 # K steps of BLOCK_K 16 (a chain of 8, gemm.h): 1; exactly a chain (all 8 wait for the store); a
-# chain and one more; a masked last step (copied: run at once); none. Whole tiles and partial
-# ones (the Tile path's partial store reads the accumulator in slices, after a flush).
+# chain and one more; a masked last step (copied: it waits in the dot's own room); none. Whole
+# tiles and partial ones (the Tile path's partial store reads the accumulator in slices, after a
+# flush).
 @pytest.mark.parametrize("k", [16, 128, 144, 45, 0])
 @pytest.mark.parametrize("m, n", [(64, 64), (70, 50)])
 @pytest.mark.parametrize("enable_tile", [False, True])
 def test_the_store_runs_the_last_steps(m, n, k, enable_tile, notes, rng):
     ref, c = _run(m, n, k, enable_tile=enable_tile, rng=rng)
+    assert_close(c, ref, rtol=1e-5, atol=1e-4)
+    assert _fused(notes) and min(_fused(notes)) >= 1, notes
+
+
+# A step whose A was copied into its register (a masked lane) waits in the dot's own room
+# (dot.cpp, dotDeferK), one at a time, of BLOCK_K 16 in chains of 8: the hole in the first of
+# three steps, whose last (partial) one is copied too and so runs them all; in the middle of a
+# chain that runs before the store; in the last step, which the store runs. Partial tiles copy
+# every step: their programs hold none after the first.
+@pytest.mark.parametrize("k, hole", [(45, 3), (45, 20), (144, 70), (160, 150)])
+@pytest.mark.parametrize("m, n", [(64, 64), (70, 50)])
+@pytest.mark.parametrize("enable_tile", [False, True])
+def test_copied_steps_wait_in_the_dots_room(m, n, k, hole, enable_tile, notes, rng):
+    ref, c = _run(m, n, k, "hole", hole=hole, enable_tile=enable_tile, rng=rng)
     assert_close(c, ref, rtol=1e-5, atol=1e-4)
     assert _fused(notes) and min(_fused(notes)) >= 1, notes
 

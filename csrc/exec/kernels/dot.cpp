@@ -39,6 +39,7 @@ struct DotAux : Aux {
   uint32_t pending = 0; // a deferred dot's Pending (forward.cpp, "deferred")
   int chain = 0;        // ... and its steps per GEMM
   bool fused = false;   // ... whose last steps a store of the accumulator runs (dot_store.h)
+  uint32_t held = 0;    // ... and room for one copied step's A and B (dotDeferK)
 };
 
 // A deferred dot's steps that wait for the next ones: their A rows and B tiles stay where they
@@ -52,6 +53,7 @@ struct Pending {
   int64_t count;
   GemmStep steps[kMaxChain];
   const DotAux *dot; // whose steps: its tile and accumulator (set by dotResetK)
+  bool lastCopied;   // the last step's A or B was copied into its register
 };
 
 // ---- integer GEMM: D[M,N] += A[M,K] * B[K,N], row-major (the float ones are gemm.cpp's) ----
@@ -208,22 +210,54 @@ void dotFloatK(const Inst &I, Frame &F) {
   }
 }
 
+// Whether a waiting step reads the dot's held copy (x.held).
+bool holding(const Pending &p, const float *held) {
+  for (int64_t s = 0; s < p.count; ++s)
+    if (p.steps[s].A == held || p.steps[s].B == held + p.dot->M * p.dot->K)
+      return true;
+  return false;
+}
+
 // tt.dot / mmaf deferred (2-D f32, ieee, accumulating in place): runs the GEMM every x.chain K
-// steps, as one GEMM over them; a step whose A or B had to be copied into its register (a masked
-// edge tile) runs at once, with the steps waiting before it.
+// steps, as one GEMM over them. A step whose A or B had to be copied into its register (a masked
+// edge tile) runs at once, with the steps waiting before it: the next step's load rewrites the
+// register. Except in a fused dot, where such a step after one that was not copied (a K loop's
+// last, partial step: K not a multiple of BLOCK_K) moves its copies to the dot's own room and
+// waits, so that the store still runs the last steps (else the accumulator's 16 KiB go to C by a
+// copy). A tile whose every step is copied (an edge program's) holds none after its first.
 void dotDeferK(const Inst &I, Frame &F) {
   const DotAux &x = *static_cast<const DotAux *>(I.aux);
   Pending &p = *F.at<Pending>(x.pending);
   const char *a = F.fwdSlot(x.a.off), *b = F.fwdSlot(x.b.off);
-  const GemmStep cur{reinterpret_cast<const float *>(a), F.fwdRowBytes(x.a.off) / 4,
-                     reinterpret_cast<const float *>(b), F.fwdPanels(x.b.off) != 0};
+  GemmStep cur{reinterpret_cast<const float *>(a), F.fwdRowBytes(x.a.off) / 4,
+               reinterpret_cast<const float *>(b), F.fwdPanels(x.b.off) != 0};
   float *D = F.at<float>(x.d);
   if (x.fused && p.count == x.chain) { // a full chain runs once the next step comes
     p.count = 0;
     gemmAccSteps(p.steps, x.chain, D, x.M, x.N, x.K);
   }
+  const bool copiedA = a == F.R + x.a.off, copiedB = b == F.R + x.b.off;
+  bool runNow = !x.fused && p.count + 1 == x.chain;
+  if (copiedA || copiedB) {
+    float *held = F.at<float>(x.held);
+    if (x.fused && !p.lastCopied && !holding(p, held)) {
+      if (copiedA) {
+        std::memcpy(held, a, static_cast<size_t>(x.M * x.K) * 4);
+        cur.A = held;
+        cur.lda = x.K;
+      }
+      if (copiedB) {
+        std::memcpy(held + x.M * x.K, b, static_cast<size_t>(x.K * x.N) * 4);
+        cur.B = held + x.M * x.K;
+        cur.bPanels = false;
+      }
+    } else {
+      runNow = true;
+    }
+  }
+  p.lastCopied = copiedA || copiedB;
   p.steps[p.count++] = cur;
-  if ((!x.fused && p.count == x.chain) || a == F.R + x.a.off || b == F.R + x.b.off) {
+  if (runNow) {
     const int n = static_cast<int>(p.count); // full, or copied (its register is rewritten)
     p.count = 0;
     gemmAccSteps(p.steps, n, D, x.M, x.N, x.K);
@@ -235,6 +269,7 @@ void dotResetK(const Inst &I, Frame &F) {
   Pending &p = *F.at<Pending>(x.pending);
   p.count = 0;
   p.dot = &x;
+  p.lastCopied = false;
 }
 
 void dotFlushK(const Inst &I, Frame &F) {
@@ -409,6 +444,7 @@ void emitMatmul(Compiler &c, const Operation &op, const Value *av, const Value *
       c.beforeLoop(loop, reset);
       if (const Compiler::FusedStore *fs = c.fusedStore(op)) {
         x->fused = true;
+        x->held = c.scratch(static_cast<size_t>(MK + KN) * 4);
         c.addFusedPending(*fs->store, x->pending, flush);
         for (const Operation *other : fs->others) // (they run the flush right before them)
           c.addFusedPending(*other, x->pending, flush);

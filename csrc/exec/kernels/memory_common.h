@@ -172,4 +172,10 @@ inline bool activeSpan(const uint8_t *m, int64_t L, int64_t &first, int64_t &las
   return true;
 }
 
+// Whether every lane of [first, last] (activeSpan's) is active in m (null: every lane): the
+// row's active lanes are then one interval, read or written as a block of bytes.
+inline bool denseSpan(const uint8_t *m, int64_t first, int64_t last) {
+  return !m || countActive(m + first, last - first + 1) == last - first + 1;
+}
+
 } // namespace tt::exec::mem
