@@ -53,6 +53,19 @@ struct Ref {
   }
 };
 
+// The name the dtype-name cache gives a dtype (borrowed), or null (no Python error set) where
+// Python's rules decide: a dtype not seen yet, an unhashable one, one Triton has no name for.
+PyObject *dtypeName(PyObject *names, PyObject *dtype) {
+  if (!PyDict_Check(names))
+    return nullptr;
+  PyObject *name = PyDict_GetItemWithError(names, dtype); // borrowed
+  if (!name) {
+    PyErr_Clear(); // canonical_dtype catches an unhashable dtype too
+    return nullptr;
+  }
+  return PyUnicode_Check(name) ? name : nullptr;
+}
+
 } // namespace
 
 // Every interned string the rules use, with its text: one list for making and releasing them.
@@ -70,6 +83,7 @@ template <class F> void LaunchSpecializer::eachString(F f) {
   f(sDataPtr_, "data_ptr");
   f(sGetDevice_, "get_device");
   f(sStorageOffset_, "storage_offset");
+  f(sBase_, "base");
 }
 
 LaunchSpecializer::LaunchSpecializer(PyObject *plan, PyObject *callback, PyObject *state) {
@@ -96,6 +110,8 @@ LaunchSpecializer::LaunchSpecializer(PyObject *plan, PyObject *callback, PyObjec
     deviceBufferType_ = attrOrThrow(state, "DeviceBuffer");
     hostBufferType_ = attrOrThrow(state, "HostBuffer");
     elemBytes_ = attrOrThrow(state, "_ELEM_BYTES");
+    Ref np(attrOrThrow(state, "np"));
+    ndarrayType_ = attrOrThrow(np.p, "ndarray");
     eachString([](PyObject *&slot, const char *text) { slot = intern(text); });
     pointerNames_ = PyDict_New();
     if (!pointerNames_) {
@@ -117,7 +133,7 @@ void LaunchSpecializer::release() {
   };
   eachString(drop);
   for (PyObject **o : {&callback_, &state_, &constexprMark_, &deviceBufferType_, &hostBufferType_,
-                       &elemBytes_, &pointerNames_})
+                       &elemBytes_, &ndarrayType_, &pointerNames_})
     drop(*o);
 }
 
@@ -130,6 +146,25 @@ PyObject *LaunchSpecializer::pointerName(PyObject *name) const {
   if (!s.p || PyDict_SetItem(pointerNames_, name, s.p) < 0)
     return nullptr;
   return s.p; // borrowed from the dict from here on
+}
+
+// A pointer argument's key, (ptrName, "D" | None), and its runtime value: the buffer
+// namedtuple `type` made of `fields` (null: an error is set) by tuple.__new__(type, fields),
+// what the namedtuple's own __new__ does, without running it as Python code.
+LaunchSpecializer::Fast LaunchSpecializer::pointerArg(PyObject *type, PyObject *fields,
+                                                      PyObject *ptrName, bool aligned,
+                                                      PyObject **key, PyObject **rt) const {
+  Ref args(fields ? PyTuple_Pack(1, fields) : nullptr);
+  if (!args.p)
+    return Fast::Error;
+  Ref buffer(PyTuple_Type.tp_new(reinterpret_cast<PyTypeObject *>(type), args.p, nullptr));
+  if (!buffer.p)
+    return Fast::Error;
+  *key = PyTuple_Pack(2, ptrName, aligned ? sD_ : Py_None);
+  if (!*key)
+    return Fast::Error;
+  *rt = buffer.release();
+  return Fast::Done;
 }
 
 // The key and runtime of one CUDA tensor (the third rule of the header). An error raised by
@@ -153,15 +188,9 @@ LaunchSpecializer::Fast LaunchSpecializer::cudaTensor(PyObject *v, const Param &
   Ref names(PyObject_GetAttr(state_, sDtypeNames_));
   if (!dtype.p || !names.p)
     return Fast::Error;
-  if (!PyDict_Check(names.p))
+  PyObject *name = dtypeName(names.p, dtype.p); // borrowed
+  if (!name)
     return Fast::Python;
-  PyObject *name = PyDict_GetItemWithError(names.p, dtype.p); // borrowed
-  if (!name) {
-    PyErr_Clear(); // canonical_dtype catches an unhashable dtype too
-    return Fast::Python;
-  }
-  if (!PyUnicode_Check(name))
-    return Fast::Python; // a dtype Triton has no name for
   PyObject *ptrName = pointerName(name);
   if (!ptrName)
     return Fast::Error;
@@ -194,20 +223,43 @@ LaunchSpecializer::Fast LaunchSpecializer::cudaTensor(PyObject *v, const Param &
   Ref lo(PyLong_FromUnsignedLongLong(address - static_cast<unsigned long long>(off) *
                                                    static_cast<unsigned long long>(bytes)));
   Ref fields(lo.p ? PyTuple_Pack(4, ptr.p, device.p, sTorch_, lo.p) : nullptr);
-  Ref args(fields.p ? PyTuple_Pack(1, fields.p) : nullptr);
-  if (!args.p)
+  return pointerArg(deviceBufferType_, fields.p, ptrName, aligned, key, rt);
+}
+
+// The key and runtime of one numpy array that owns its memory (the fourth rule of the header):
+// its data pointer and size through the buffer protocol, where Python reads
+// __array_interface__ (a dict built at each call). An array that exports no buffer (a dtype
+// without a buffer format) goes to Python, as do views.
+LaunchSpecializer::Fast LaunchSpecializer::hostArray(PyObject *v, const Param &p, PyObject **key,
+                                                     PyObject **rt) const {
+  Ref base(PyObject_GetAttr(v, sBase_));
+  if (!base.p)
     return Fast::Error;
-  // tuple.__new__(DeviceBuffer, fields): what the namedtuple's own __new__ does, without
-  // running it as Python code.
-  Ref buffer(
-      PyTuple_Type.tp_new(reinterpret_cast<PyTypeObject *>(deviceBufferType_), args.p, nullptr));
-  if (!buffer.p)
+  if (base.p != Py_None)
+    return Fast::Python;
+  Ref dtype(PyObject_GetAttr(v, sDtype_));
+  Ref names(PyObject_GetAttr(state_, sDtypeNames_));
+  if (!dtype.p || !names.p)
     return Fast::Error;
-  *key = PyTuple_Pack(2, ptrName, aligned ? sD_ : Py_None);
-  if (!*key)
+  PyObject *name = dtypeName(names.p, dtype.p); // borrowed
+  if (!name)
+    return Fast::Python;
+  PyObject *ptrName = pointerName(name);
+  if (!ptrName)
     return Fast::Error;
-  *rt = buffer.release();
-  return Fast::Done;
+  Py_buffer view;
+  if (PyObject_GetBuffer(v, &view, PyBUF_RECORDS_RO) < 0) {
+    PyErr_Clear();
+    return Fast::Python;
+  }
+  const auto address = reinterpret_cast<uintptr_t>(view.buf);
+  const auto bytes = static_cast<uintptr_t>(view.len);
+  PyBuffer_Release(&view);
+  Ref ptr(PyLong_FromUnsignedLongLong(address));
+  Ref hi(PyLong_FromUnsignedLongLong(address + bytes));
+  Ref fields(ptr.p && hi.p ? PyTuple_Pack(3, ptr.p, ptr.p, hi.p) : nullptr);
+  return pointerArg(hostBufferType_, fields.p, ptrName,
+                    p.specialize && p.align && address % 16 == 0, key, rt);
 }
 
 PyObject *LaunchSpecializer::specialize(PyObject *bound, bool warmup) const {
@@ -267,8 +319,12 @@ PyObject *LaunchSpecializer::specialize(PyObject *bound, bool warmup) const {
         return nullptr;
       rt = v;
       Py_INCREF(rt);
-    } else if (!p.annotated && !p.isConstexpr && cudaTensor(v, p, &key, &rt) == Fast::Error) {
-      return nullptr;
+    } else if (!p.annotated && !p.isConstexpr) {
+      const Fast f = Py_TYPE(v) == reinterpret_cast<PyTypeObject *>(ndarrayType_)
+                         ? hostArray(v, p, &key, &rt)
+                         : cudaTensor(v, p, &key, &rt);
+      if (f == Fast::Error)
+        return nullptr;
     }
     if (!key) { // not a common type: the Python rules of this parameter
       Ref out(PyObject_CallFunction(callback_, "nOO", i, v, warmup ? Py_True : Py_False));

@@ -12,11 +12,15 @@
 //  - a tensor whose type is in the set of tensor types seen holding CUDA memory, is_cuda, and
 //    whose dtype the dtype-name cache already names: ("*<name>", "D" | None) and a
 //    DeviceBuffer(data_ptr(), get_device(), "torch", data_ptr() - storage_offset() * size).
+//  - a numpy.ndarray (that exact type) that owns its memory (base None), for a non-constexpr
+//    parameter without annotation, whose dtype the dtype-name cache already names and which
+//    exports a buffer: ("*<name>", "D" | None) and a HostBuffer(data, data, data + nbytes).
+//    Views go to Python, which bounds them by the array that owns the memory.
 // With every buffer a torch CUDA tensor's and none on another device, the call also returns
 // the launch addresses: the bound arguments with each tensor replaced by its data_ptr() and
 // every other non-constexpr argument by its runtime value (what a launcher that takes device
 // addresses is given: the GPU's PTX path); otherwise None.
-// Every other argument (numpy arrays, constexpr objects, descriptors, tuples, annotated
+// Every other argument (numpy views, constexpr objects, descriptors, tuples, annotated
 // parameters, other ints) goes to the Python callback of its parameter, callback(i, v, warmup)
 // -> (key, runtime), which also raises the errors that name the kernel and the argument. An
 // error raised by a tensor's own attributes propagates as it would from Python. The type set
@@ -52,18 +56,22 @@ private:
   };
   enum class Fast { Done, Python, Error }; // decided here, by the callback, or raised
   PyObject *pointerName(PyObject *name) const;
+  Fast pointerArg(PyObject *type, PyObject *fields, PyObject *ptrName, bool aligned, PyObject **key,
+                  PyObject **rt) const;
   Fast cudaTensor(PyObject *v, const Param &p, PyObject **key, PyObject **rt) const;
+  Fast hostArray(PyObject *v, const Param &p, PyObject **key, PyObject **rt) const;
   void release();
   template <class F> void eachString(F f);
 
   std::vector<Param> params_;
   PyObject *callback_ = nullptr, *state_ = nullptr;
   PyObject *constexprMark_ = nullptr, *deviceBufferType_ = nullptr, *hostBufferType_ = nullptr,
-           *elemBytes_ = nullptr; // specialize._ELEM_BYTES: dtype name -> bytes
+           *elemBytes_ = nullptr,       // specialize._ELEM_BYTES: dtype name -> bytes
+               *ndarrayType_ = nullptr; // numpy.ndarray
   PyObject *sTorchTypes_ = nullptr, *sDtypeNames_ = nullptr, *sConstexpr_ = nullptr,
            *sInt_ = nullptr, *sI32_ = nullptr, *sFp32_ = nullptr, *sD_ = nullptr,
            *sTorch_ = nullptr, *sIsCuda_ = nullptr, *sDtype_ = nullptr, *sDataPtr_ = nullptr,
-           *sGetDevice_ = nullptr, *sStorageOffset_ = nullptr;
+           *sGetDevice_ = nullptr, *sStorageOffset_ = nullptr, *sBase_ = nullptr;
   // dict: dtype name -> "*" + name; filled by the const specialize() (a cache, under the GIL)
   PyObject *pointerNames_ = nullptr;
 };

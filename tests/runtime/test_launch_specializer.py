@@ -39,6 +39,20 @@ class NotCuda(FakeCudaTensor):
 
 A = np.arange(64, dtype=np.float32)
 B = np.ones(40, dtype=np.float16)
+READ_ONLY = np.zeros(8, dtype=np.int8)
+READ_ONLY.flags.writeable = False
+
+
+class Sub(np.ndarray):
+    pass
+
+
+# Arrays that own their memory in every form the C++ path must decide as Python does: empty,
+# Fortran order, 0-d, bool, read-only, a dtype Triton has no name for (the same error), a
+# subclass (Python's rules), and views of them.
+OWNERS = [np.zeros(0, np.float32), np.zeros((3, 5), np.float64, order="F"), np.array(2.5),
+          np.ones(7, bool), READ_ONLY, np.zeros(4, np.complex64), np.zeros(4).view(Sub),
+          np.zeros((4, 6), np.int32)[:, 1:], np.zeros((4, 6), np.uint16).T]
 INTS = [0, 1, 16, -16, -1, 17, 2**31 - 1, 2**31, -(2**31), -(2**31) - 1, 2**40, 2**63, True,
         np.int32(16), np.int64(1)]
 CONSTS = [1, 16, 0, -5, 2**40, 2.5, True, None, "s", tl.constexpr(8), (1, 2), tl.float16]
@@ -57,6 +71,7 @@ def cases():
             out.append((x, y, 32, 1, 16, 0.25, -7, 4))
     out += [(A, None, 8, 8, 8, 2.0, 1, 1), (A, A, 8, 8, 8, np.float32(2), 5, 1),
             (A, B, 8, 8, 8, 7, 2**62, 1)]
+    out += [(x, A, 8, 8, 8, 2.0, 1, 1) for x in OWNERS]
     return out
 
 
@@ -73,7 +88,8 @@ def outcome(fn, bound):
 def test_cpp_specializer_matches_python(bound, monkeypatch):
     monkeypatch.setattr(sp, "_TORCH_CUDA_TYPES", {FakeCudaTensor, NotCuda})
     # Name the fake dtypes once (the first sighting goes through Python, which fills the cache).
-    for d in (np.float32, np.float16):
+    for d in (np.float32, np.float16, np.float64, np.int8, np.int32, np.uint16, bool,
+              np.complex64):
         sp.canonical_dtype(np.dtype(d))
     fast = outcome(many_kernel._specialize, bound)
     ref = outcome(many_kernel._specialize_py, bound)
@@ -113,7 +129,8 @@ def _as_cupy(real, buf):
 
 
 def test_cpp_specializer_decides_common_arguments_itself(monkeypatch):
-    """Ints, floats and CUDA tensors never reach the Python callback; numpy arrays do."""
+    """Ints, floats, CUDA tensors and numpy arrays that own their memory never reach the
+    Python callback; numpy views do (their bounds are the owner's)."""
     monkeypatch.setattr(sp, "_TORCH_CUDA_TYPES", {FakeCudaTensor})
     sp.canonical_dtype(np.dtype(np.float32))
     asked = []
@@ -123,7 +140,9 @@ def test_cpp_specializer_decides_common_arguments_itself(monkeypatch):
     many_kernel._specialize((x, y, 32, 7, 16, 0.5, 3, 8), False)
     assert asked == [6]  # only the annotated `m: tl.int64`
     many_kernel._specialize((A, B, 32, 7, 16, 0.5, 3, 8), False)
-    assert asked == [6, 0, 1, 6]
+    assert asked == [6, 6]
+    many_kernel._specialize((A[1:], B, 32, 7, 16, 0.5, 3, 8), False)
+    assert asked == [6, 6, 0, 6]
 
 
 def test_a_dtype_seen_first_goes_through_python_then_not(monkeypatch):
