@@ -84,6 +84,10 @@ template <class F> void LaunchSpecializer::eachString(F f) {
   f(sGetDevice_, "get_device");
   f(sStorageOffset_, "storage_offset");
   f(sBase_, "base");
+  f(sHostTypes_, "_TORCH_HOST_TYPES");
+  f(sIsCpu_, "is_cpu");
+  f(sStorage_, "untyped_storage");
+  f(sNbytes_, "nbytes");
 }
 
 LaunchSpecializer::LaunchSpecializer(PyObject *plan, PyObject *callback, PyObject *state) {
@@ -167,33 +171,49 @@ LaunchSpecializer::Fast LaunchSpecializer::pointerArg(PyObject *type, PyObject *
   return Fast::Done;
 }
 
+// The name the dtype-name cache gives v's dtype and its pointer type "*" + name (both
+// borrowed); Python where the cache does not name it.
+LaunchSpecializer::Fast LaunchSpecializer::dtypeNames(PyObject *v, PyObject **name,
+                                                      PyObject **ptrName) const {
+  Ref dtype(PyObject_GetAttr(v, sDtype_));
+  Ref names(PyObject_GetAttr(state_, sDtypeNames_));
+  if (!dtype.p || !names.p)
+    return Fast::Error;
+  *name = dtypeName(names.p, dtype.p);
+  if (!*name)
+    return Fast::Python;
+  *ptrName = pointerName(*name);
+  return *ptrName ? Fast::Done : Fast::Error;
+}
+
+// Done for a tensor whose type is in the set named `types` on the module and whose attribute
+// `flag` (is_cuda, is_cpu) is true, with dtypeNames' names; Python for any other argument.
+LaunchSpecializer::Fast LaunchSpecializer::knownTensor(PyObject *v, PyObject *types, PyObject *flag,
+                                                       PyObject **name, PyObject **ptrName) const {
+  Ref set(PyObject_GetAttr(state_, types));
+  if (!set.p)
+    return Fast::Error;
+  if (!PySet_Check(set.p))
+    return Fast::Python;
+  int known = PySet_Contains(set.p, reinterpret_cast<PyObject *>(Py_TYPE(v)));
+  if (known <= 0)
+    return known < 0 ? Fast::Error : Fast::Python;
+  Ref on(PyObject_GetAttr(v, flag));
+  int yes = on.p ? PyObject_IsTrue(on.p) : -1;
+  if (yes <= 0)
+    return yes < 0 ? Fast::Error : Fast::Python;
+  return dtypeNames(v, name, ptrName);
+}
+
 // The key and runtime of one CUDA tensor (the third rule of the header). An error raised by
 // the tensor's own attributes propagates, as it does from specialize_arg; where Python's rules
 // would go on to other cases (an unnamed dtype, an odd data_ptr) the callback decides.
 LaunchSpecializer::Fast LaunchSpecializer::cudaTensor(PyObject *v, const Param &p, PyObject **key,
                                                       PyObject **rt) const {
-  Ref types(PyObject_GetAttr(state_, sTorchTypes_));
-  if (!types.p)
-    return Fast::Error;
-  if (!PySet_Check(types.p))
-    return Fast::Python;
-  int known = PySet_Contains(types.p, reinterpret_cast<PyObject *>(Py_TYPE(v)));
-  if (known <= 0)
-    return known < 0 ? Fast::Error : Fast::Python;
-  Ref isCuda(PyObject_GetAttr(v, sIsCuda_));
-  int cuda = isCuda.p ? PyObject_IsTrue(isCuda.p) : -1;
-  if (cuda <= 0)
-    return cuda < 0 ? Fast::Error : Fast::Python;
-  Ref dtype(PyObject_GetAttr(v, sDtype_));
-  Ref names(PyObject_GetAttr(state_, sDtypeNames_));
-  if (!dtype.p || !names.p)
-    return Fast::Error;
-  PyObject *name = dtypeName(names.p, dtype.p); // borrowed
-  if (!name)
-    return Fast::Python;
-  PyObject *ptrName = pointerName(name);
-  if (!ptrName)
-    return Fast::Error;
+  PyObject *name, *ptrName; // borrowed
+  const Fast known = knownTensor(v, sTorchTypes_, sIsCuda_, &name, &ptrName);
+  if (known != Fast::Done)
+    return known;
   Ref ptr(PyObject_CallMethodNoArgs(v, sDataPtr_));
   if (!ptr.p)
     return Fast::Error;
@@ -237,16 +257,10 @@ LaunchSpecializer::Fast LaunchSpecializer::hostArray(PyObject *v, const Param &p
     return Fast::Error;
   if (base.p != Py_None)
     return Fast::Python;
-  Ref dtype(PyObject_GetAttr(v, sDtype_));
-  Ref names(PyObject_GetAttr(state_, sDtypeNames_));
-  if (!dtype.p || !names.p)
-    return Fast::Error;
-  PyObject *name = dtypeName(names.p, dtype.p); // borrowed
-  if (!name)
-    return Fast::Python;
-  PyObject *ptrName = pointerName(name);
-  if (!ptrName)
-    return Fast::Error;
+  PyObject *name, *ptrName; // borrowed
+  const Fast named = dtypeNames(v, &name, &ptrName);
+  if (named != Fast::Done)
+    return named;
   Py_buffer view;
   if (PyObject_GetBuffer(v, &view, PyBUF_RECORDS_RO) < 0) {
     PyErr_Clear();
@@ -258,6 +272,33 @@ LaunchSpecializer::Fast LaunchSpecializer::hostArray(PyObject *v, const Param &p
   Ref ptr(PyLong_FromUnsignedLongLong(address));
   Ref hi(PyLong_FromUnsignedLongLong(address + bytes));
   Ref fields(ptr.p && hi.p ? PyTuple_Pack(3, ptr.p, ptr.p, hi.p) : nullptr);
+  return pointerArg(hostBufferType_, fields.p, ptrName,
+                    p.specialize && p.align && address % 16 == 0, key, rt);
+}
+
+// The key and runtime of one CPU tensor (the fifth rule of the header), as cudaTensor reads a
+// CUDA one: an error raised by the tensor's own attributes propagates.
+LaunchSpecializer::Fast LaunchSpecializer::hostTensor(PyObject *v, const Param &p, PyObject **key,
+                                                      PyObject **rt) const {
+  PyObject *name, *ptrName; // borrowed
+  const Fast known = knownTensor(v, sHostTypes_, sIsCpu_, &name, &ptrName);
+  if (known != Fast::Done)
+    return known;
+  Ref ptr(PyObject_CallMethodNoArgs(v, sDataPtr_));
+  Ref storage(ptr.p ? PyObject_CallMethodNoArgs(v, sStorage_) : nullptr);
+  Ref lo(storage.p ? PyObject_CallMethodNoArgs(storage.p, sDataPtr_) : nullptr);
+  Ref bytes(lo.p ? PyObject_CallMethodNoArgs(storage.p, sNbytes_) : nullptr);
+  if (!bytes.p)
+    return Fast::Error;
+  if (!PyLong_Check(ptr.p) || !PyLong_Check(lo.p) || !PyLong_Check(bytes.p))
+    return Fast::Python;
+  unsigned long long address = PyLong_AsUnsignedLongLong(ptr.p);
+  if (PyErr_Occurred()) {
+    PyErr_Clear(); // negative or wider than 64 bits: Python's arithmetic takes it
+    return Fast::Python;
+  }
+  Ref hi(PyNumber_Add(lo.p, bytes.p));
+  Ref fields(hi.p ? PyTuple_Pack(3, ptr.p, lo.p, hi.p) : nullptr);
   return pointerArg(hostBufferType_, fields.p, ptrName,
                     p.specialize && p.align && address % 16 == 0, key, rt);
 }
@@ -320,9 +361,11 @@ PyObject *LaunchSpecializer::specialize(PyObject *bound, bool warmup) const {
       rt = v;
       Py_INCREF(rt);
     } else if (!p.annotated && !p.isConstexpr) {
-      const Fast f = Py_TYPE(v) == reinterpret_cast<PyTypeObject *>(ndarrayType_)
-                         ? hostArray(v, p, &key, &rt)
-                         : cudaTensor(v, p, &key, &rt);
+      Fast f = Py_TYPE(v) == reinterpret_cast<PyTypeObject *>(ndarrayType_)
+                   ? hostArray(v, p, &key, &rt)
+                   : cudaTensor(v, p, &key, &rt);
+      if (f == Fast::Python && !key)
+        f = hostTensor(v, p, &key, &rt);
       if (f == Fast::Error)
         return nullptr;
     }

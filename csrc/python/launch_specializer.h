@@ -16,6 +16,9 @@
 //    parameter without annotation, whose dtype the dtype-name cache already names and which
 //    exports a buffer: ("*<name>", "D" | None) and a HostBuffer(data, data, data + nbytes).
 //    Views go to Python, which bounds them by the array that owns the memory.
+//  - a tensor whose type is in the set of tensor types seen holding host memory, is_cpu, and
+//    whose dtype the cache names: ("*<name>", "D" | None) and a HostBuffer(data_ptr(),
+//    s.data_ptr(), s.data_ptr() + s.nbytes()) of its s = untyped_storage().
 // With every buffer a torch CUDA tensor's and none on another device, the call also returns
 // the launch addresses: the bound arguments with each tensor replaced by its data_ptr() and
 // every other non-constexpr argument by its runtime value (what a launcher that takes device
@@ -37,8 +40,8 @@ namespace tt::py_runtime {
 class LaunchSpecializer {
 public:
   // plan: one (is_constexpr, specialize, align, annotation) tuple per parameter. state: the
-  // runtime.specialize module (its CONSTEXPR, HostBuffer, DeviceBuffer, _TORCH_CUDA_TYPES and
-  // _DTYPE_NAMES).
+  // runtime.specialize module (its CONSTEXPR, HostBuffer, DeviceBuffer, _TORCH_CUDA_TYPES,
+  // _TORCH_HOST_TYPES, _DTYPE_NAMES and np).
   LaunchSpecializer(PyObject *plan, PyObject *callback, PyObject *state);
   ~LaunchSpecializer();
   LaunchSpecializer(const LaunchSpecializer &) = delete;
@@ -58,8 +61,12 @@ private:
   PyObject *pointerName(PyObject *name) const;
   Fast pointerArg(PyObject *type, PyObject *fields, PyObject *ptrName, bool aligned, PyObject **key,
                   PyObject **rt) const;
+  Fast dtypeNames(PyObject *v, PyObject **name, PyObject **ptrName) const;
+  Fast knownTensor(PyObject *v, PyObject *types, PyObject *flag, PyObject **name,
+                   PyObject **ptrName) const;
   Fast cudaTensor(PyObject *v, const Param &p, PyObject **key, PyObject **rt) const;
   Fast hostArray(PyObject *v, const Param &p, PyObject **key, PyObject **rt) const;
+  Fast hostTensor(PyObject *v, const Param &p, PyObject **key, PyObject **rt) const;
   void release();
   template <class F> void eachString(F f);
 
@@ -71,7 +78,8 @@ private:
   PyObject *sTorchTypes_ = nullptr, *sDtypeNames_ = nullptr, *sConstexpr_ = nullptr,
            *sInt_ = nullptr, *sI32_ = nullptr, *sFp32_ = nullptr, *sD_ = nullptr,
            *sTorch_ = nullptr, *sIsCuda_ = nullptr, *sDtype_ = nullptr, *sDataPtr_ = nullptr,
-           *sGetDevice_ = nullptr, *sStorageOffset_ = nullptr, *sBase_ = nullptr;
+           *sGetDevice_ = nullptr, *sStorageOffset_ = nullptr, *sBase_ = nullptr,
+           *sHostTypes_ = nullptr, *sIsCpu_ = nullptr, *sStorage_ = nullptr, *sNbytes_ = nullptr;
   // dict: dtype name -> "*" + name; filled by the const specialize() (a cache, under the GIL)
   PyObject *pointerNames_ = nullptr;
 };

@@ -194,3 +194,33 @@ def test_views_of_one_cuda_storage_share_an_alias_class(monkeypatch):
         assert shared and [b.lo for b in runtime[:2]] == [1 << 20, 1 << 20]
         assert sp.alias_classes(runtime) == ((0, 1),)
         assert not spec((x, other, 32, 7, 16, 0.5, 3, 8), False)[3]
+
+
+def _torch_cases(torch):
+    base = torch.arange(24, dtype=torch.float32)
+    meta = torch.empty(4, device="meta")
+    return [base, base[1:], base.view(4, 6).t(), torch.ones(5, dtype=torch.float16),
+            torch.zeros(0), torch.tensor(2.5), torch.ones(3, dtype=torch.bool),
+            torch.zeros(2, dtype=torch.complex64), torch.nn.Parameter(torch.ones(4)), meta]
+
+
+def test_cpu_tensors_match_python_and_skip_the_callback(monkeypatch):
+    """torch CPU tensors: decided in C++ once their type has been seen holding host memory, with
+    the key, buffer (the storage's bounds) and errors of Python's rules."""
+    torch = pytest.importorskip("torch")
+    cases = _torch_cases(torch)
+    for x in cases:  # types and dtypes named once, by Python
+        outcome(many_kernel._specialize_py, (x, A, 8, 8, 8, 2.0, 1, 1))
+    for x in cases:
+        for y in (A, cases[1]):
+            bound = (x, y, 32, 1, 16, 0.25, -7, 4)
+            assert outcome(many_kernel._specialize, bound) == \
+                outcome(many_kernel._specialize_py, bound)
+    asked = []
+    real = many_kernel._spec_one
+    monkeypatch.setattr(many_kernel, "_spec_one", lambda i, v, w: asked.append(i) or real(i, v, w))
+    _, runtime, _, shared, _ = many_kernel._specialize((cases[0], cases[1], 32, 7, 16, 0.5, 3,
+                                                        8), False)
+    assert asked == [6]  # only the annotated `m: tl.int64`
+    assert shared and runtime[1].lo == runtime[0].lo == runtime[0].ptr  # one storage
+    assert runtime[1].ptr == runtime[0].ptr + 4 and runtime[0].hi == runtime[0].lo + 96

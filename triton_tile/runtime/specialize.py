@@ -109,6 +109,9 @@ def _numpy_buffer(arr: np.ndarray) -> HostBuffer:
 # Tensor classes seen holding CUDA memory: specialize_arg's fast path for the arguments of
 # every GPU launch (is_cuda, data_ptr and get_device are torch's cheapest queries).
 _TORCH_CUDA_TYPES: set = set()
+# ... and seen holding host memory: the C++ specializer's fast path for CPU tensors
+# (launch_specializer.h).
+_TORCH_HOST_TYPES: set = set()
 
 
 def _is_torch_tensor(x) -> bool:
@@ -137,6 +140,7 @@ def array_dtype_and_buffer(x, warmup: bool) -> Tuple[Any, Optional[HostBuffer]]:
         if dev.type != "cpu":
             raise ArgError(ValueError, f"is a tensor on device '{dev}'; kernels take host "
                                        "(CPU) or CUDA memory")
+        _TORCH_HOST_TYPES.add(type(x))
         ptr = x.data_ptr()
         storage = x.untyped_storage()
         lo = storage.data_ptr()
