@@ -171,19 +171,24 @@ LaunchSpecializer::Fast LaunchSpecializer::pointerArg(PyObject *type, PyObject *
   return Fast::Done;
 }
 
-// The name the dtype-name cache gives v's dtype and its pointer type "*" + name (both
-// borrowed); Python where the cache does not name it.
+// The name the dtype-name cache gives v's dtype (a new reference: the tensor's own methods,
+// called after, may replace the cache) and its pointer type "*" + name (borrowed from this
+// object's cache); Python where the cache does not name it.
 LaunchSpecializer::Fast LaunchSpecializer::dtypeNames(PyObject *v, PyObject **name,
                                                       PyObject **ptrName) const {
   Ref dtype(PyObject_GetAttr(v, sDtype_));
   Ref names(PyObject_GetAttr(state_, sDtypeNames_));
   if (!dtype.p || !names.p)
     return Fast::Error;
-  *name = dtypeName(names.p, dtype.p);
-  if (!*name)
+  PyObject *found = dtypeName(names.p, dtype.p);
+  if (!found)
     return Fast::Python;
-  *ptrName = pointerName(*name);
-  return *ptrName ? Fast::Done : Fast::Error;
+  *ptrName = pointerName(found);
+  if (!*ptrName)
+    return Fast::Error;
+  Py_INCREF(found);
+  *name = found;
+  return Fast::Done;
 }
 
 // Done for a tensor whose type is in the set named `types` on the module and whose attribute
@@ -210,8 +215,9 @@ LaunchSpecializer::Fast LaunchSpecializer::knownTensor(PyObject *v, PyObject *ty
 // would go on to other cases (an unnamed dtype, an odd data_ptr) the callback decides.
 LaunchSpecializer::Fast LaunchSpecializer::cudaTensor(PyObject *v, const Param &p, PyObject **key,
                                                       PyObject **rt) const {
-  PyObject *name, *ptrName; // borrowed
+  PyObject *name = nullptr, *ptrName; // name: owned below
   const Fast known = knownTensor(v, sTorchTypes_, sIsCuda_, &name, &ptrName);
+  Ref nameRef(name);
   if (known != Fast::Done)
     return known;
   Ref ptr(PyObject_CallMethodNoArgs(v, sDataPtr_));
@@ -257,8 +263,9 @@ LaunchSpecializer::Fast LaunchSpecializer::hostArray(PyObject *v, const Param &p
     return Fast::Error;
   if (base.p != Py_None)
     return Fast::Python;
-  PyObject *name, *ptrName; // borrowed
+  PyObject *name = nullptr, *ptrName; // name: owned below
   const Fast named = dtypeNames(v, &name, &ptrName);
+  Ref nameRef(name);
   if (named != Fast::Done)
     return named;
   Py_buffer view;
@@ -280,8 +287,9 @@ LaunchSpecializer::Fast LaunchSpecializer::hostArray(PyObject *v, const Param &p
 // CUDA one: an error raised by the tensor's own attributes propagates.
 LaunchSpecializer::Fast LaunchSpecializer::hostTensor(PyObject *v, const Param &p, PyObject **key,
                                                       PyObject **rt) const {
-  PyObject *name, *ptrName; // borrowed
+  PyObject *name = nullptr, *ptrName; // name: owned below
   const Fast known = knownTensor(v, sHostTypes_, sIsCpu_, &name, &ptrName);
+  Ref nameRef(name);
   if (known != Fast::Done)
     return known;
   Ref ptr(PyObject_CallMethodNoArgs(v, sDataPtr_));

@@ -132,7 +132,8 @@ def test_cpp_specializer_decides_common_arguments_itself(monkeypatch):
     """Ints, floats, CUDA tensors and numpy arrays that own their memory never reach the
     Python callback; numpy views do (their bounds are the owner's)."""
     monkeypatch.setattr(sp, "_TORCH_CUDA_TYPES", {FakeCudaTensor})
-    sp.canonical_dtype(np.dtype(np.float32))
+    for d in (np.float32, np.float16):  # (named by Python once: the cache C++ reads)
+        sp.canonical_dtype(np.dtype(d))
     asked = []
     real = many_kernel._spec_one
     monkeypatch.setattr(many_kernel, "_spec_one", lambda i, v, w: asked.append(i) or real(i, v, w))
