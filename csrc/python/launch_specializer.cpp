@@ -85,6 +85,10 @@ template <class F> void LaunchSpecializer::eachString(F f) {
   f(sStorageOffset_, "storage_offset");
   f(sBase_, "base");
   f(sHostTypes_, "_TORCH_HOST_TYPES");
+  f(sStr_, "str");
+  f(sBool_, "bool");
+  f(sFloat_, "float");
+  f(sNoneType_, "NoneType");
   f(sIsCpu_, "is_cpu");
   f(sStorage_, "untyped_storage");
   f(sNbytes_, "nbytes");
@@ -152,6 +156,18 @@ PyObject *LaunchSpecializer::pointerName(PyObject *name) const {
   return s.p; // borrowed from the dict from here on
 }
 
+// specialize.hashable's tag of a constexpr value of an exact str, bool, float or None (the
+// header's rule for them; ints have their own), else null.
+PyObject *LaunchSpecializer::simpleTag(PyObject *v) const {
+  if (PyUnicode_CheckExact(v))
+    return sStr_;
+  if (PyBool_Check(v))
+    return sBool_;
+  if (PyFloat_CheckExact(v))
+    return sFloat_;
+  return v == Py_None ? sNoneType_ : nullptr;
+}
+
 // A pointer argument's key, (ptrName, "D" | None), and its runtime value: the buffer
 // namedtuple `type` made of `fields` (null: an error is set) by tuple.__new__(type, fields),
 // what the namedtuple's own __new__ does, without running it as Python code.
@@ -210,7 +226,7 @@ LaunchSpecializer::Fast LaunchSpecializer::knownTensor(PyObject *v, PyObject *ty
   return dtypeNames(v, name, ptrName);
 }
 
-// The key and runtime of one CUDA tensor (the third rule of the header). An error raised by
+// The key and runtime of one CUDA tensor (the header's rule for CUDA tensors). An error raised by
 // the tensor's own attributes propagates, as it does from specialize_arg; where Python's rules
 // would go on to other cases (an unnamed dtype, an odd data_ptr) the callback decides.
 LaunchSpecializer::Fast LaunchSpecializer::cudaTensor(PyObject *v, const Param &p, PyObject **key,
@@ -252,7 +268,7 @@ LaunchSpecializer::Fast LaunchSpecializer::cudaTensor(PyObject *v, const Param &
   return pointerArg(deviceBufferType_, fields.p, ptrName, aligned, key, rt);
 }
 
-// The key and runtime of one numpy array that owns its memory (the fourth rule of the header):
+// The key and runtime of one numpy array that owns its memory (the header's rule for numpy arrays):
 // its data pointer and size through the buffer protocol, where Python reads
 // __array_interface__ (a dict built at each call). An array that exports no buffer (a dtype
 // without a buffer format) goes to Python, as do views.
@@ -283,7 +299,7 @@ LaunchSpecializer::Fast LaunchSpecializer::hostArray(PyObject *v, const Param &p
                     p.specialize && p.align && address % 16 == 0, key, rt);
 }
 
-// The key and runtime of one CPU tensor (the fifth rule of the header), as cudaTensor reads a
+// The key and runtime of one CPU tensor (the header's rule for CPU tensors), as cudaTensor reads a
 // CUDA one: an error raised by the tensor's own attributes propagates.
 LaunchSpecializer::Fast LaunchSpecializer::hostTensor(PyObject *v, const Param &p, PyObject **key,
                                                       PyObject **rt) const {
@@ -362,6 +378,13 @@ PyObject *LaunchSpecializer::specialize(PyObject *bound, bool warmup) const {
           return nullptr;
         }
       }
+    } else if (PyObject *tag = p.isConstexpr ? simpleTag(v) : nullptr) {
+      Ref inner(PyTuple_Pack(2, tag, v));
+      key = inner.p ? PyTuple_Pack(2, sConstexpr_, inner.p) : nullptr;
+      if (!key)
+        return nullptr;
+      rt = constexprMark_;
+      Py_INCREF(rt);
     } else if (PyFloat_CheckExact(v) && !p.annotated && !p.isConstexpr) {
       key = PyTuple_Pack(2, sFp32_, Py_None);
       if (!key)

@@ -8,6 +8,8 @@
 //  - a Python int in i32 range for a parameter without annotation: a constexpr parameter's key
 //    is ("constexpr", ("int", v)); a specialized 1 becomes ("constexpr", ("int", 1)); else
 //    ("i32", "D" when specialized for alignment and v % 16 == 0, else None), runtime v;
+//  - a str, bool, float or None (those exact types) for a constexpr parameter: the key
+//    ("constexpr", (type name, v)), specialize.hashable's;
 //  - a Python float for a non-constexpr parameter without annotation: ("fp32", None), v;
 //  - a tensor whose type is in the set of tensor types seen holding CUDA memory, is_cuda, and
 //    whose dtype the dtype-name cache already names: ("*<name>", "D" | None) and a
@@ -59,6 +61,7 @@ private:
   };
   enum class Fast { Done, Python, Error }; // decided here, by the callback, or raised
   PyObject *pointerName(PyObject *name) const;
+  PyObject *simpleTag(PyObject *v) const;
   Fast pointerArg(PyObject *type, PyObject *fields, PyObject *ptrName, bool aligned, PyObject **key,
                   PyObject **rt) const;
   Fast dtypeNames(PyObject *v, PyObject **name, PyObject **ptrName) const;
@@ -79,7 +82,8 @@ private:
            *sInt_ = nullptr, *sI32_ = nullptr, *sFp32_ = nullptr, *sD_ = nullptr,
            *sTorch_ = nullptr, *sIsCuda_ = nullptr, *sDtype_ = nullptr, *sDataPtr_ = nullptr,
            *sGetDevice_ = nullptr, *sStorageOffset_ = nullptr, *sBase_ = nullptr,
-           *sHostTypes_ = nullptr, *sIsCpu_ = nullptr, *sStorage_ = nullptr, *sNbytes_ = nullptr;
+           *sHostTypes_ = nullptr, *sIsCpu_ = nullptr, *sStorage_ = nullptr, *sNbytes_ = nullptr,
+           *sStr_ = nullptr, *sBool_ = nullptr, *sFloat_ = nullptr, *sNoneType_ = nullptr;
   // dict: dtype name -> "*" + name; filled by the const specialize() (a cache, under the GIL)
   PyObject *pointerNames_ = nullptr;
 };

@@ -129,8 +129,9 @@ def _as_cupy(real, buf):
 
 
 def test_cpp_specializer_decides_common_arguments_itself(monkeypatch):
-    """Ints, floats, CUDA tensors and numpy arrays that own their memory never reach the
-    Python callback; numpy views do (their bounds are the owner's)."""
+    """Ints, floats, CUDA tensors, numpy arrays that own their memory and constexprs of the
+    simple types never reach the Python callback; numpy views do (their bounds are the
+    owner's)."""
     monkeypatch.setattr(sp, "_TORCH_CUDA_TYPES", {FakeCudaTensor})
     for d in (np.float32, np.float16):  # (named by Python once: the cache C++ reads)
         sp.canonical_dtype(np.dtype(d))
@@ -144,6 +145,9 @@ def test_cpp_specializer_decides_common_arguments_itself(monkeypatch):
     assert asked == [6, 6]
     many_kernel._specialize((A[1:], B, 32, 7, 16, 0.5, 3, 8), False)
     assert asked == [6, 6, 0, 6]
+    for const in ("relu", True, 0.5, None):  # constexpr str, bool, float, None: C++ too
+        many_kernel._specialize((A, B, 32, 7, 16, 0.5, 3, const), False)
+    assert asked == [6, 6, 0, 6, 6, 6, 6, 6]
 
 
 def test_a_dtype_seen_first_goes_through_python_then_not(monkeypatch):
