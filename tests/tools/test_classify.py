@@ -99,9 +99,11 @@ MEASURED_DOT_BLOCKS = {(64, 64, 32), (128, 64, 32), (64, 256, 32), (64, 64, 64),
 # Whole configs (M, N, K, num_stages, occupancy) that won: fp16 and bf16 4096^3 and 8192^3 on
 # an H100, fp8 (K-major B) 4096^3 and 8192^3 there, and the small GEMMs at one CTA per SM,
 # 512^3 (64x64x128) and 1024^3 (128x64x64 at 4 stages) there (2026-11-26); 1024^3 at 64x128x64,
-# 4 stages (H100, the face-off tables of 2026-11-27).
+# 4 stages (H100, the face-off tables of 2026-11-27); 1024^3 at 64x128x128, 3 stages (H200,
+# 2026-11-30).
 MEASURED_DOT_CONFIGS = {(128, 256, 64, 4, 1), (128, 256, 128, 4, 1), (256, 128, 128, 4, 1),
-                        (64, 64, 128, 3, 1), (128, 64, 64, 4, 1), (64, 128, 64, 4, 1)}
+                        (64, 64, 128, 3, 1), (128, 64, 64, 4, 1), (64, 128, 64, 4, 1),
+                        (64, 128, 128, 3, 1)}
 
 
 def test_configs_include_the_occupancies_that_won_on_the_gpu():
