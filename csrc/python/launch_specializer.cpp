@@ -66,6 +66,19 @@ PyObject *dtypeName(PyObject *names, PyObject *dtype) {
   return PyUnicode_Check(name) ? name : nullptr;
 }
 
+// A data_ptr() result as an address: false (no Python error set) where it is not an int of 64
+// bits, negative or wider, whose arithmetic Python's rules take.
+bool addressOf(PyObject *ptr, unsigned long long &address) {
+  if (!PyLong_Check(ptr))
+    return false;
+  address = PyLong_AsUnsignedLongLong(ptr);
+  if (PyErr_Occurred()) {
+    PyErr_Clear();
+    return false;
+  }
+  return true;
+}
+
 } // namespace
 
 // Every interned string the rules use, with its text: one list for making and releasing them.
@@ -239,13 +252,9 @@ LaunchSpecializer::Fast LaunchSpecializer::cudaTensor(PyObject *v, const Param &
   Ref ptr(PyObject_CallMethodNoArgs(v, sDataPtr_));
   if (!ptr.p)
     return Fast::Error;
-  if (!PyLong_Check(ptr.p))
+  unsigned long long address;
+  if (!addressOf(ptr.p, address))
     return Fast::Python;
-  unsigned long long address = PyLong_AsUnsignedLongLong(ptr.p);
-  if (PyErr_Occurred()) {
-    PyErr_Clear(); // negative or wider than 64 bits: Python's arithmetic takes it
-    return Fast::Python;
-  }
   bool aligned = p.specialize && p.align && address % 16 == 0;
   Ref device(PyObject_CallMethodNoArgs(v, sGetDevice_));
   if (!device.p)
@@ -314,13 +323,9 @@ LaunchSpecializer::Fast LaunchSpecializer::hostTensor(PyObject *v, const Param &
   Ref bytes(lo.p ? PyObject_CallMethodNoArgs(storage.p, sNbytes_) : nullptr);
   if (!bytes.p)
     return Fast::Error;
-  if (!PyLong_Check(ptr.p) || !PyLong_Check(lo.p) || !PyLong_Check(bytes.p))
+  unsigned long long address;
+  if (!PyLong_Check(lo.p) || !PyLong_Check(bytes.p) || !addressOf(ptr.p, address))
     return Fast::Python;
-  unsigned long long address = PyLong_AsUnsignedLongLong(ptr.p);
-  if (PyErr_Occurred()) {
-    PyErr_Clear(); // negative or wider than 64 bits: Python's arithmetic takes it
-    return Fast::Python;
-  }
   Ref hi(PyNumber_Add(lo.p, bytes.p));
   Ref fields(hi.p ? PyTuple_Pack(3, ptr.p, lo.p, hi.p) : nullptr);
   return pointerArg(hostBufferType_, fields.p, ptrName,

@@ -566,19 +566,18 @@ template <int ES> void compactStoreK(const Inst &I, Frame &F) {
     if (!a.dotPendings.empty())
       runFusedDotSteps(a.dotPendings, F, nullptr, 0, 0, 0);
   };
-  // Row r under the lane mask mr (null: every lane), its lanes checked already; as loadRow,
-  // active lanes that are one interval [first, last] are written as a block of bytes.
-  auto storeRow = [&](int64_t r, const uint8_t *mr, bool stream) {
+  // Row r under the lane mask mr (null: every lane), its lanes checked already and its active
+  // lanes [first, last], as loadRow's: one interval of them (dense) is written as a block of
+  // bytes, streamed where `stream` and the row is whole.
+  auto storeRow = [&](int64_t r, const uint8_t *mr, int64_t first, int64_t last, bool dense,
+                      bool stream) {
     char *dst = reinterpret_cast<char *>(starts[r]);
     const T *vr = v + (vb ? 0 : r * L);
     const uint64_t *exr = ex + r * L;
     const int64_t lim = limits[r];
-    int64_t first, last;
-    if (!activeSpan(mr, L, first, last))
-      return;
-    if (denseSpan(mr, first, last) && last < lim && S == ES && !vb) {
+    if (dense && last < lim && S == ES && !vb) {
       const size_t bytes = static_cast<size_t>(last - first + 1) * ES;
-      if (stream && !mr)
+      if (stream && first == 0 && last == L - 1)
         streamBytes(dst, vr, bytes);
       else
         copyBytes(dst + first * ES, vr + first, bytes);
@@ -626,9 +625,10 @@ template <int ES> void compactStoreK(const Inst &I, Frame &F) {
         if (!rows || rows[r])
           checkRow(I, F, Access::Store, starts[r], limits[r], ex + r * L, S, ES, lanes, first, last,
                    r * L);
+      const bool dense = denseSpan(lanes, first, last);
       for (int64_t r = 0; r < R; ++r)
         if (!rows || rows[r])
-          storeRow(r, lanes, false);
+          storeRow(r, lanes, first, last, dense, false);
       return;
     }
   }
@@ -664,7 +664,9 @@ template <int ES> void compactStoreK(const Inst &I, Frame &F) {
   }
   for (int64_t r = 0; r < R; ++r) {
     const uint8_t *mr = m ? m + r * L : nullptr;
-    storeRow(r, mr && countActive(mr, L) == L ? nullptr : mr, stream);
+    int64_t first, last;
+    if (activeSpan(mr, L, first, last))
+      storeRow(r, mr, first, last, denseSpan(mr, first, last), stream);
   }
   if (stream)
     streamed(F);
