@@ -35,6 +35,16 @@ OPCODES = ["HGMMA", "QGMMA", "HMMA", "UTMALDG", "UTMASTG", "UTMAPF", "LDGSTS", "
            "BAR", "MUFU", "FFMA", "FMUL", "FADD", "BRA"]
 
 
+UNITS = "__units"  # a row's key for the units row ncu printed above it
+# A memory-bound kernel's account (GB/s cases): DRAM traffic against the bytes it must move,
+# the caches' hit rates, and the occupancy that keeps requests in flight.
+MEMORY = [("DRAM throughput", "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed", "%"),
+          ("L1 hit", "l1tex__t_sector_hit_rate.pct", "%"),
+          ("L2 hit", "lts__t_sector_hit_rate.pct", "%"),
+          ("theoretical occupancy", "sm__maximum_warps_per_active_cycle_pct", "%"),
+          ("achieved occupancy", "sm__warps_active.avg.pct_of_peak_sustained_active", "%")]
+
+
 def _kv(text: str) -> list:
     return [kv for kv in text.split(",") if kv]
 
@@ -53,7 +63,9 @@ def _ncu(args: list, log: str) -> list:
         print(f"  ncu gave no rows (rc {proc.returncode}); see {log}", file=sys.stderr)
         return []
     rows = list(csv.DictReader(io.StringIO("\n".join(lines[start:]))))
-    return rows[1:]  # the first row after the header holds the units
+    for r in rows[1:]:  # the first row after the header holds the units
+        r[UNITS] = rows[0]
+    return rows[1:]
 
 
 def _num(row: dict, key: str) -> float:
@@ -61,6 +73,15 @@ def _num(row: dict, key: str) -> float:
         return float(str(row.get(key, "nan")).replace(",", ""))
     except ValueError:
         return float("nan")
+
+
+_SCALE = {"byte/second": 1, "Kbyte/second": 1e3, "Mbyte/second": 1e6, "Gbyte/second": 1e9,
+          "Tbyte/second": 1e12}
+
+
+def _gbs(row: dict, key: str) -> float:
+    """A rate in GB/s, by the unit ncu gave it (nan where it gave none)."""
+    return _num(row, key) * _SCALE.get(row.get(UNITS, {}).get(key, ""), float("nan")) / 1e9
 
 
 def _count(row: dict, key: str) -> str:
@@ -126,6 +147,12 @@ def _row(side: str, r: dict) -> str:
             f"{_num(r, 'sm__warps_active.avg.pct_of_peak_sustained_active'):.1f}% | {top} |")
 
 
+def _memory_row(side: str, r: dict) -> str:
+    return (f"| {side} | {_num(r, 'gpu__time_duration.sum') / 1e3:.1f} us | "
+            f"{_gbs(r, 'dram__bytes.sum.per_second'):.0f} | "
+            + " | ".join(f"{_num(r, key):.1f}{unit}" for _, key, unit in MEMORY) + " |")
+
+
 def parse_spec(spec: str, families) -> tuple:
     """FAMILY:INDEX:TILE_META:STOCK_META[:KERNEL] -> its five fields, or ValueError naming the
     field that is wrong (before anything is profiled)."""
@@ -145,7 +172,7 @@ def parse_spec(spec: str, families) -> tuple:
     return fam, index, tile, stock, kernel
 
 
-def profile(spec: tuple, out: str) -> None:
+def profile(spec: tuple, out: str, copy: bool = False) -> None:
     fam, index, tile, stock, kernel = spec
     tag = f"{fam}_{index}"
     tile_kv = [kv for kv in _kv(tile) if not kv.startswith("occupancy=")]
@@ -162,6 +189,8 @@ def profile(spec: tuple, out: str) -> None:
     rows = _ncu(measured + (["-k", f"regex:{kernel}"] if kernel else []) + both,
                 os.path.join(out, f"{tag}_paths.csv"))
     torch_rows = _ncu(measured + case + ["--torch"], os.path.join(out, f"{tag}_torch.csv"))
+    copy_rows = _ncu(measured + case + ["--copy"], os.path.join(out, f"{tag}_copy.csv")) if (
+        copy) else []
     print(f"\n### {':'.join(spec).rstrip(':')}\n")
     print("| side | kernel | time | grid x block, regs | SM throughput | tensor pipe | "
           "warp instrs | warps active | top stalls (warps per issue) |")
@@ -170,6 +199,13 @@ def profile(spec: tuple, out: str) -> None:
         print(_row(side, r))
     for r in torch_rows:
         print(_row("torch", r))
+    sides = list(zip(["ours", "stock"], rows[-2:])) + [("torch", r) for r in torch_rows] + [
+        ("copy of the same bytes", r) for r in copy_rows]
+    print("\n| side | time | DRAM GB/s | "
+          + " | ".join(name for name, _, _ in MEMORY) + " |\n|---|---|---|"
+          + "---|" * len(MEMORY))
+    for side, r in sides:
+        print(_memory_row(side, r))
     # The cache entries' cubins: ours in `<key>/<kernel>.cubin` (the launch guard's specialized
     # kernel, the one that runs where the guard holds) and `.cubin_general` (where it does not);
     # one level down, so not tileiras/<xx>/ (tileiras's store of both). Stock Triton's in
@@ -198,6 +234,9 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("specs", nargs="+")
     ap.add_argument("--out", default=os.environ.get("OUT", "/tmp/ncu_versus"))
+    ap.add_argument("--copy", action="store_true",
+                    help="also profile a copy of each case's bytes (torch.neg, a kernel; GB/s "
+                         "cases)")
     args = ap.parse_args(argv)
     sys.path.insert(0, HERE)
     import gpu_bench
@@ -211,7 +250,7 @@ def main(argv=None) -> int:
         ap.error(f"{' and '.join(missing)} not on PATH (a CUDA toolkit's bin/: $CUDA_HOME/bin)")
     os.makedirs(args.out, exist_ok=True)
     for spec in specs:
-        profile(spec, args.out)
+        profile(spec, args.out, args.copy)
     return 0
 
 

@@ -43,6 +43,10 @@ def main(argv=None) -> int:
                          "config from run_all.py --versus: num_warps=8 num_stages=2")
     ap.add_argument("--torch", action="store_true",
                     help="run the case's torch function instead of the two paths")
+    ap.add_argument("--copy", action="store_true",
+                    help="run a copy of the case's bytes through a torch kernel (torch.neg: half "
+                         "read, half written; GB/s cases) instead of the two paths: the "
+                         "memory limit at this size")
     args = ap.parse_args(argv)
     import torch
 
@@ -54,7 +58,14 @@ def main(argv=None) -> int:
     if args.occupancy:
         meta["occupancy"] = args.occupancy
     stock_meta = dict(case.meta, **_int_pairs(args.stock))
-    if args.torch:
+    if args.copy:
+        if case.unit != "GB/s":
+            ap.error(f"{case.name} is not a GB/s case")
+        # (a kernel: copy_ between like tensors is a cudaMemcpy, which ncu does not profile)
+        src = torch.randn(int(case.work) // 8, device="cuda")
+        dst = torch.empty_like(src)
+        runs = {"copy": lambda: torch.neg(src, out=dst)}
+    elif args.torch:
         if case.torch_fn is None:
             ap.error(f"{case.name} has no torch function")
         runs = {"torch": case.torch_fn}

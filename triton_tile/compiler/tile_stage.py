@@ -90,7 +90,8 @@ def tile_options(options, alias_classes=(), arch=None, ttir_text: str = "",
     o.loop_vector_views = knobs.raise_views == "all"
     o.index_views = knobs.index_views
     o.anchored_views = {"off": 0, "desc": 1, "all": 2}[anchored_views or knobs.anchored_views]
-    o.allow_tma = knobs.allow_tma
+    o.allow_tma = knobs.allow_tma != "off"
+    o.tma_without_dot = knobs.allow_tma == "on"
     o.kernel_tma_maps = knobs.tma_kernel_maps
     o.view_reductions = knobs.view_reductions
     # Tile IR accepts 4 or 8 worker warps (NVIDIA's 13.4 backend forwards num_warps so).

@@ -13,6 +13,8 @@
 //   - f32 math is what stock Triton's PTX makes of the op (tile/elementwise_ops.h: divf full,
 //     sqrt approx+ftz, rsqrt and exp2 ftz, exp approx); TILEIR_ENABLE_APPROX/FTZ set approx
 //     rounding and flush_to_zero on every f32 op that has them;
+//   - in a kernel without a dot, loads and stores through pointers that become views say
+//     allow_tma=false (Converter::viewAttrs), as stock Triton never uses TMA for them;
 //   - cache/eviction modifiers are ignored (Tile IR has none); a volatile load (pointers or a
 //     block pointer) is a relaxed gather at system scope, as PTX's ld.volatile is (NVIDIA's
 //     converter drops isVolatile); hints (llvm.intr.assume) are dropped; gpu.barrier becomes a
@@ -36,6 +38,16 @@
 
 namespace tt::tile_conv {
 
+// The tt.dot ops in `op`'s regions, loops inside it included.
+static int dotsIn(const Operation &op) {
+  int n = 0;
+  for (size_t r = 0; r < op.numRegions(); ++r)
+    for (const auto &b : op.region(r)->blocks)
+      for (const auto &o : b->ops())
+        n += (o->is("tt.dot") ? 1 : 0) + dotsIn(*o);
+  return n;
+}
+
 void Converter::convertKernel(const Operation &func) {
   Type ft = func.attr("function_type").getType();
   Attrs attrs = {{"sym_name", func.attr("sym_name")},
@@ -48,6 +60,7 @@ void Converter::convertKernel(const Operation &func) {
   const Block &src = *func.region(0)->front();
   index_.top = &src;
   tallDot_ = hasTallDot(func);
+  hasDot_ = dotsIn(func) > 0;
   const_cast<Operation &>(func).walk([&](Operation *op) {
     for (const Value *v : op->operands)
       read_.insert(v);
@@ -127,16 +140,6 @@ Attrs Converter::floatMods(Type t, tile::Mods mods) {
   if (f && (opts_.ftz || mods == Mods::FastFtz || mods == Mods::FastSqrt))
     a.emplace_back("flush_to_zero", Attribute::unit());
   return a;
-}
-
-// The tt.dot ops in `op`'s regions, loops inside it included.
-static int dotsIn(const Operation &op) {
-  int n = 0;
-  for (size_t r = 0; r < op.numRegions(); ++r)
-    for (const auto &b : op.region(r)->blocks)
-      for (const auto &o : b->ops())
-        n += (o->is("tt.dot") ? 1 : 0) + dotsIn(*o);
-  return n;
 }
 
 bool Converter::hasTallDot(const Operation &op) {

@@ -44,6 +44,11 @@ struct TileOptions {
   // TRITON_TILE_RAISE_VIEWS=all).
   bool loopVectorViews = false;
   bool allowTma = true; // false (TRITON_TILE_ALLOW_TMA=0): view accesses say allow_tma=false
+  // TMA also for pointer accesses in kernels without a dot (TRITON_TILE_ALLOW_TMA=1); off
+  // (auto), those say allow_tma=false, as stock Triton uses no TMA for them: tileiras 13.4
+  // staged a one-pass softmax's or layer norm's row through shared memory and spilled
+  // (docs/gpu_perf_notes.md). Descriptors and block pointers keep it.
+  bool tmaWithoutDot = false;
   // TMA for stores through views made inside loops (TRITON_TILE_TMA_KERNEL_MAPS=1). tileiras
   // builds the tensor map of a view whose base, shape and strides come from the kernel's
   // arguments and constants in the launch's host callback (`.nv.host` in the cubin) and passes

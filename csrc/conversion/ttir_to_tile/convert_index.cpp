@@ -194,9 +194,10 @@ Value *Converter::indexedLoad(const Operation &o, const IndexPlan &p) {
     std::vector<Value *> ops = {indexView(p, t.element(), pad)};
     for (Value *i : tileIndices(p))
       ops.push_back(i);
-    Value *v = make("load_view_tko", ops, {t, Type::token()},
-                    viewAttrs({1, static_cast<int64_t>(p.tile.size()), 0}, ops[0], false))
-                   ->result(0);
+    Value *v =
+        make("load_view_tko", ops, {t, Type::token()},
+             viewAttrs({1, static_cast<int64_t>(p.tile.size()), 0}, ops[0], false, !isBoxAccess(o)))
+            ->result(0);
     if (v->type != want)
       v = make1("reshape", {v}, want);
     if (needsSelect)
@@ -226,7 +227,7 @@ void Converter::indexedStore(const Operation &o, const IndexPlan &p) {
     for (Value *i : tileIndices(p))
       ops.push_back(i);
     make("store_view_tko", ops, {Type::token()},
-         viewAttrs({1, 1, static_cast<int64_t>(p.tile.size()), 0}, ops[1], true));
+         viewAttrs({1, 1, static_cast<int64_t>(p.tile.size()), 0}, ops[1], true, !isBoxAccess(o)));
     return {};
   };
   if (!opts_.guardViews || p.conds.empty()) {

@@ -241,7 +241,7 @@ Value *Converter::viewLoad(const Operation &o, const ViewPlan &plan, Padding pad
         for (size_t d = 0; d < plan.tile.size(); ++d)
           ops.push_back(constInt(0, i32()));
         return {make("load_view_tko", ops, {t, Type::token()},
-                     viewAttrs({1, static_cast<int64_t>(plan.tile.size()), 0}, view, false))
+                     viewAttrs({1, static_cast<int64_t>(plan.tile.size()), 0}, view, false, true))
                     ->result(0)};
       },
       [&]() -> std::vector<Value *> { return {paddingTile(t, pad)}; })[0];
@@ -265,7 +265,7 @@ void Converter::viewStore(const Operation &o, const ViewPlan &plan) {
     std::vector<Value *> ops = {get(o.operand(1)), view};
     ops.insert(ops.end(), zeros.begin(), zeros.end());
     make("store_view_tko", ops, {Type::token()},
-         viewAttrs({1, 1, static_cast<int64_t>(zeros.size()), 0}, view, true));
+         viewAttrs({1, 1, static_cast<int64_t>(zeros.size()), 0}, view, true, true));
   });
 }
 
@@ -754,7 +754,7 @@ Value *Converter::boxLoad(const Operation &o, const Box &a) {
     for (size_t d = 0; d < a.offsets.size(); ++d)
       ops.push_back(constInt(0, i32()));
     return {make("load_view_tko", ops, {t, Type::token()},
-                 viewAttrs({1, static_cast<int64_t>(a.offsets.size()), 0}, view, false))
+                 viewAttrs({1, static_cast<int64_t>(a.offsets.size()), 0}, view, false, false))
                 ->result(0)};
   };
   auto viaPointers = [&]() -> std::vector<Value *> { return {boxGather(a)}; };
@@ -777,7 +777,7 @@ void Converter::boxStore(const Operation &o, const Box &a) {
     for (size_t d = 0; d < a.offsets.size(); ++d)
       ops.push_back(constInt(0, i32()));
     make("store_view_tko", ops, {Type::token()},
-         viewAttrs({1, 1, static_cast<int64_t>(a.offsets.size()), 0}, view, true));
+         viewAttrs({1, 1, static_cast<int64_t>(a.offsets.size()), 0}, view, true, false));
     return {};
   };
   auto viaPointers = [&]() -> std::vector<Value *> {

@@ -1,0 +1,175 @@
+"""Row kernels (a reduction per row, no dot) against the memory limit: TMA or plain loads.
+
+    python benchmarks/row_probe.py [--rounds 5]   # a GPU machine with tileiras (after
+                                                  # `STEPS=none benchmarks/gpu_run.sh`)
+
+The table's softmax and layer norm rows run Triton's tutorial kernels, whose loads sit in loops
+(gathers on the Tile path). Many users write these kernels in one pass instead: the row loaded
+once into registers (BLOCK_SIZE >= N), reduced, and stored. There the Tile path's loads and
+stores are views made at the top of the kernel, and tileiras 13.4 moved them through TMA and
+shared memory, spilling (sm_90 SASS of the one-pass layer norm at 4 warps: 48 UTMALDG, 16
+UTMASTG, 40 LDL), where stock Triton keeps the row in registers. By default
+(TRITON_TILE_ALLOW_TMA=auto) pointer accesses in kernels without a dot now say allow_tma=false.
+
+Each kernel runs through stock Triton, on the Tile path as compiled by default ("tile"), and on
+the Tile path with TMA allowed for those views as before (TRITON_TILE_ALLOW_TMA=on: "tile, TMA"),
+beside torch's own op and torch's copy of the same bytes (read x, write y). Each run is checked
+against torch in float32 on its first launch (poisoned output; an error over 1e-2 stops the
+probe), then timed in `--rounds` interleaved rounds of do_bench medians. GB/s = bytes of x
+read and y written / time.
+"""
+import argparse
+import os
+import statistics
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gpu_bench as gb  # noqa: E402
+
+import triton_tile as triton  # noqa: E402
+import triton_tile.language as tl  # noqa: E402
+
+
+@triton.jit
+def layer_norm_one_pass(X, Y, W, B, Mean, Rstd, row_stride, N, eps, BLOCK_SIZE: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK_SIZE)
+    mask = cols < N
+    x = tl.load(X + row * row_stride + cols, mask=mask, other=0.0).to(tl.float32)
+    mean = tl.sum(x, axis=0) / N
+    d = tl.where(mask, x - mean, 0.0)
+    var = tl.sum(d * d, axis=0) / N
+    rstd = 1 / tl.sqrt(var + eps)
+    tl.store(Mean + row, mean)
+    tl.store(Rstd + row, rstd)
+    w = tl.load(W + cols, mask=mask)
+    b = tl.load(B + cols, mask=mask)
+    tl.store(Y + row * row_stride + cols, d * rstd * w + b, mask=mask)
+
+
+@triton.jit
+def softmax_one_pass(Y, X, row_stride, N, BLOCK_SIZE: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK_SIZE)
+    x = tl.load(X + row * row_stride + cols, mask=cols < N, other=-float("inf")).to(tl.float32)
+    e = tl.exp(x - tl.max(x, axis=0))
+    y = e / tl.sum(e, axis=0)
+    tl.store(Y + row * row_stride + cols, y.to(Y.dtype.element_ty), mask=cols < N)
+
+
+@triton.jit
+def softmax_rows(Y, X, row_stride, M, N, ROWS: tl.constexpr, BLOCK_SIZE: tl.constexpr):
+    rows = tl.program_id(0) * ROWS + tl.arange(0, ROWS)[:, None]
+    cols = tl.arange(0, BLOCK_SIZE)[None, :]
+    mask = (rows < M) & (cols < N)
+    x = tl.load(X + rows * row_stride + cols, mask=mask, other=-float("inf")).to(tl.float32)
+    e = tl.exp(x - tl.max(x, axis=1)[:, None])
+    y = e / tl.sum(e, axis=1)[:, None]
+    tl.store(Y + rows * row_stride + cols, y.to(Y.dtype.element_ty), mask=mask)
+
+
+SIDES = {"stock": None, "tile": {}, "tile, TMA": {"TRITON_TILE_ALLOW_TMA": "on"}}
+
+
+def _cases(m: int, n: int):
+    """(name, kernel, grid, args(x, y), meta, torch_fn(x), reference(x)) for one size."""
+    import torch
+
+    w, b = torch.randn(n, device="cuda").half(), torch.randn(n, device="cuda").half()
+    mean, rstd = torch.empty(m, device="cuda"), torch.empty(m, device="cuda")
+    block = triton.next_power_of_2(n)
+
+    def ln(x):
+        return torch.nn.functional.layer_norm(x, (n,), w, b, 1e-5)
+
+    def ln_ref(x):
+        return torch.nn.functional.layer_norm(x.float(), (n,), w.float(), b.float(), 1e-5)
+
+    ln_args = lambda x, y: [x, y, w, b, mean, rstd, n, n, 1e-5]  # noqa: E731
+    return [
+        ("layer norm, one pass", layer_norm_one_pass, (m,), ln_args, {"BLOCK_SIZE": block}, ln,
+         ln_ref),
+        ("layer norm, tutorial", gb.example("layer_norm").layer_norm_fwd_kernel, (m,), ln_args,
+         {"BLOCK_SIZE": block}, ln, ln_ref),
+        ("softmax, one pass", softmax_one_pass, (m,), lambda x, y: [y, x, n, n],
+         {"BLOCK_SIZE": block}, lambda x: torch.softmax(x, -1),
+         lambda x: torch.softmax(x.float(), -1)),
+        ("softmax, 4 rows a program", softmax_rows, (triton.cdiv(m, 4),),
+         lambda x, y: [y, x, n, m, n], {"ROWS": 4, "BLOCK_SIZE": block},
+         lambda x: torch.softmax(x, -1), lambda x: torch.softmax(x.float(), -1)),
+    ]
+
+
+def _one_size(m: int, n: int, rounds: int, warps: list) -> list:
+    """(kernel, side, config, GB/s, fraction of the copy's speed) for every run at m x n."""
+    import torch
+    from triton.testing import do_bench
+
+    from triton_tile.backends import ptx_gpu
+
+    x = (torch.randn(m, n, device="cuda") * 2 + 0.5).half()
+    y = torch.empty_like(x)
+    runs = {}
+    for name, kernel, grid, args, meta, torch_fn, reference in _cases(m, n):
+        ref = reference(x)
+        for side, env in SIDES.items():
+            k = ptx_gpu.twin_of(kernel) if env is None else kernel
+            for nw in warps:
+                opts = dict(meta, num_warps=nw)
+                if env is None:
+                    opts.update(num_stages=1)
+                else:
+                    opts.update(enable_tile=True, occupancy=8)
+                launch_args = args(x, y)
+                if env is None:
+                    launch_args = [ptx_gpu.arg_to_stock(a) for a in launch_args]
+
+                def f(k=k, grid=grid, launch_args=launch_args, opts=opts, env=env):
+                    with gb._Env(env or {}):
+                        k[grid](*launch_args, **opts)
+
+                y.fill_(float("nan"))
+                f()
+                torch.cuda.synchronize()
+                err = ((y.float() - ref).abs().max() / ref.abs().max()).item()
+                if not err <= 1e-2:  # (a NaN fails too: the output was poisoned)
+                    raise SystemExit(f"{name}, {side}, nw{nw}, {m}x{n}: rel error {err}")
+                runs[(name, side, f"nw{nw}")] = f
+        runs[(name, "torch", "")] = lambda torch_fn=torch_fn: torch_fn(x)
+    runs[("copy of x to y", "torch", "")] = lambda: y.copy_(x)
+    times = {key: [] for key in runs}
+    for _ in range(rounds):
+        for key, f in runs.items():
+            times[key].append(do_bench(f, warmup=25, rep=100, return_mode="median"))
+    copy = statistics.median(times[("copy of x to y", "torch", "")])
+    nbytes = 2.0 * m * n * 2
+    return [(*key, nbytes / statistics.median(ts) / 1e6, copy / statistics.median(ts))
+            for key, ts in times.items()]
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--sizes", default="4096x4096,8192x8192,16384x1024")
+    ap.add_argument("--warps", default="4,8")
+    args = ap.parse_args(argv)
+    import torch
+
+    torch.manual_seed(0)
+    rows = []
+    for size in args.sizes.split(","):
+        m, n = (int(v) for v in size.split("x"))
+        warps = [int(w) for w in args.warps.split(",")]
+        rows += [(size, *r) for r in _one_size(m, n, args.rounds, warps)]
+    print(f"\n{torch.cuda.get_device_name()}, torch {torch.__version__}, stock Triton "
+          f"{__import__('triton').__version__}; fp16; GB/s from the median of {args.rounds} "
+          "interleaved do_bench medians; % of copy = the copy's time / the row's\n")
+    print("| size | kernel | side | config | GB/s | % of same-size copy |")
+    print("|---|---|---|---|---|---|")
+    for size, kname, side, cfg, gbs, frac in rows:
+        print(f"| {size} | {kname} | {side} | {cfg} | {gbs:.1f} | {100 * frac:.0f}% |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
