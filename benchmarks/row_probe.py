@@ -8,15 +8,18 @@ The table's softmax and layer norm rows run Triton's tutorial kernels, whose loa
 once into registers (BLOCK_SIZE >= N), reduced, and stored. There the Tile path's loads and
 stores are views made at the top of the kernel, and tileiras 13.4 moved them through TMA and
 shared memory, spilling (sm_90 SASS of the one-pass layer norm at 4 warps: 48 UTMALDG, 16
-UTMASTG, 40 LDL), where stock Triton keeps the row in registers. By default
-(TRITON_TILE_ALLOW_TMA=auto) pointer accesses in kernels without a dot now say allow_tma=false.
+UTMASTG, 40 LDL), where stock Triton keeps the row in registers; and the default occupancy
+hint (8) capped registers below a wide row. By default pointer accesses in kernels without a dot
+now say allow_tma=false (TRITON_TILE_ALLOW_TMA=auto), and such a kernel's occupancy leaves
+registers for its largest tile (compiler/tile_stage.py, default_occupancy).
 
-Each kernel runs through stock Triton, on the Tile path as compiled by default ("tile"), and on
-the Tile path with TMA allowed for those views as before (TRITON_TILE_ALLOW_TMA=on: "tile, TMA"),
-beside torch's own op and torch's copy of the same bytes (read x, write y). Each run is checked
-against torch in float32 on its first launch (poisoned output; an error over 1e-2 stops the
-probe), then timed in `--rounds` interleaved rounds of do_bench medians. GB/s = bytes of x
-read and y written / time.
+Each kernel runs through stock Triton (num_stages=1), on the Tile path as compiled by default
+("tile"), as it was compiled before TMA was left out and occupancy fitted to registers ("tile,
+before": TRITON_TILE_ALLOW_TMA=on, occupancy 8) and with every access a gather ("tile,
+gathers": TRITON_TILE_RAISE_VIEWS=off), beside torch's own op and torch's copy of the same
+bytes (read x, write y). Each run is checked against torch in float32 on its first launch
+(poisoned output; an error over 1e-2 stops the probe), then timed in `--rounds` interleaved
+rounds of do_bench medians. GB/s = bytes of x read and y written / time.
 """
 import argparse
 import os
@@ -68,10 +71,13 @@ def softmax_rows(Y, X, row_stride, M, N, ROWS: tl.constexpr, BLOCK_SIZE: tl.cons
     tl.store(Y + rows * row_stride + cols, y.to(Y.dtype.element_ty), mask=mask)
 
 
-SIDES = {"stock": None, "tile": {}, "tile, TMA": {"TRITON_TILE_ALLOW_TMA": "on"}}
+# side: (environment, launch options); None: stock Triton
+SIDES = {"stock": None, "tile": ({}, {}),
+         "tile, before": ({"TRITON_TILE_ALLOW_TMA": "on"}, {"occupancy": 8}),
+         "tile, gathers": ({"TRITON_TILE_RAISE_VIEWS": "off"}, {})}
 
 
-def _cases(m: int, n: int):
+def _cases(m: int, n: int, names):
     """(name, kernel, grid, args(x, y), meta, torch_fn(x), reference(x)) for one size."""
     import torch
 
@@ -86,7 +92,7 @@ def _cases(m: int, n: int):
         return torch.nn.functional.layer_norm(x.float(), (n,), w.float(), b.float(), 1e-5)
 
     ln_args = lambda x, y: [x, y, w, b, mean, rstd, n, n, 1e-5]  # noqa: E731
-    return [
+    return [c for c in [
         ("layer norm, one pass", layer_norm_one_pass, (m,), ln_args, {"BLOCK_SIZE": block}, ln,
          ln_ref),
         ("layer norm, tutorial", gb.example("layer_norm").layer_norm_fwd_kernel, (m,), ln_args,
@@ -97,10 +103,10 @@ def _cases(m: int, n: int):
         ("softmax, 4 rows a program", softmax_rows, (triton.cdiv(m, 4),),
          lambda x, y: [y, x, n, m, n], {"ROWS": 4, "BLOCK_SIZE": block},
          lambda x: torch.softmax(x, -1), lambda x: torch.softmax(x.float(), -1)),
-    ]
+    ] if c[0] in names]
 
 
-def _one_size(m: int, n: int, rounds: int, warps: list) -> list:
+def _one_size(m: int, n: int, rounds: int, warps: list, names) -> list:
     """(kernel, side, config, GB/s, fraction of the copy's speed) for every run at m x n."""
     import torch
     from triton.testing import do_bench
@@ -110,18 +116,19 @@ def _one_size(m: int, n: int, rounds: int, warps: list) -> list:
     x = (torch.randn(m, n, device="cuda") * 2 + 0.5).half()
     y = torch.empty_like(x)
     runs = {}
-    for name, kernel, grid, args, meta, torch_fn, reference in _cases(m, n):
+    for name, kernel, grid, args, meta, torch_fn, reference in _cases(m, n, names):
         ref = reference(x)
-        for side, env in SIDES.items():
-            k = ptx_gpu.twin_of(kernel) if env is None else kernel
+        for side, tile in SIDES.items():
+            k = ptx_gpu.twin_of(kernel) if tile is None else kernel
+            env = tile[0] if tile else None
             for nw in warps:
                 opts = dict(meta, num_warps=nw)
-                if env is None:
+                if tile is None:
                     opts.update(num_stages=1)
                 else:
-                    opts.update(enable_tile=True, occupancy=8)
+                    opts.update(enable_tile=True, **tile[1])
                 launch_args = args(x, y)
-                if env is None:
+                if tile is None:
                     launch_args = [ptx_gpu.arg_to_stock(a) for a in launch_args]
 
                 def f(k=k, grid=grid, launch_args=launch_args, opts=opts, env=env):
@@ -152,6 +159,9 @@ def main(argv=None) -> int:
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--sizes", default="4096x4096,8192x8192,16384x1024")
     ap.add_argument("--warps", default="4,8")
+    ap.add_argument("--kernels", default="layer norm, one pass;softmax, one pass;"
+                    "softmax, 4 rows a program", help="';'-separated names (also: layer norm, "
+                    "tutorial)")
     args = ap.parse_args(argv)
     import torch
 
@@ -160,7 +170,8 @@ def main(argv=None) -> int:
     for size in args.sizes.split(","):
         m, n = (int(v) for v in size.split("x"))
         warps = [int(w) for w in args.warps.split(",")]
-        rows += [(size, *r) for r in _one_size(m, n, args.rounds, warps)]
+        rows += [(size, *r) for r in _one_size(m, n, args.rounds, warps,
+                                                args.kernels.split(";"))]
     print(f"\n{torch.cuda.get_device_name()}, torch {torch.__version__}, stock Triton "
           f"{__import__('triton').__version__}; fp16; GB/s from the median of {args.rounds} "
           "interleaved do_bench medians; % of copy = the copy's time / the row's\n")

@@ -203,6 +203,24 @@ def test_default_occupancy_hint_by_kernel_class():
     assert "occupancy = 2 : i32" in out and "latency = 3 : i32" in out
 
 
+def test_default_occupancy_leaves_registers_for_the_largest_tile():
+    from triton_tile.compiler.tile_stage import default_occupancy
+
+    def row(n):  # a row loaded as f16 and widened: the f32 tile is the largest
+        return (f"%x = tt.load %p : tensor<{n}x!tt.ptr<f16>>\n"
+                f"%y = arith.extf %x : tensor<{n}xf16> to tensor<{n}xf32>")
+
+    assert default_occupancy(row(4096), 4) == 8  # 32 registers of row a thread: cap 64 at 8
+    assert default_occupancy(row(8192), 4) == 4  # 64: cap 64 at 8 would spill, 128 at 4
+    assert default_occupancy(row(8192), 8) == 8  # 32 at 8 warps: cap 48
+    assert default_occupancy(row(16384), 8) == 2  # 64 at 8 warps: cap 64 at 4 too few, 128 at 2
+    assert default_occupancy("tensor<4x4096xf32>", 8) == 2  # 64 at 8 warps: cap 128 at 2
+    assert default_occupancy("tensor<4096xi64>", 4) == 4  # 64-bit: two registers an element
+    assert default_occupancy("tensor<65536xf32>", 4) == 1  # nothing fits: as few CTAs as can be
+    assert default_occupancy("tensor<16384x!tt.ptr<f32>>", 4) == 8  # pointer tiles become views
+    assert default_occupancy("tt.dot %a, %b, %c : tensor<256x256xf32>", 8) == 2  # dots: 2
+
+
 # A loop over K in blocks of 64 (Triton's matmul inner loop, one operand): the pointer tile
 # advances by 64 each iteration and the mask shrinks with it.
 K_LOOP = """

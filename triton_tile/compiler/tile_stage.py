@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import warnings
 from typing import List, NamedTuple, Optional, Tuple
 
@@ -55,10 +56,40 @@ class TileResult(NamedTuple):
 # and 2 doubles matmul: NVIDIA's advice (1-2 for dot kernels, 4-8 for memory-bound ones) with
 # numbers behind it.
 DEFAULT_OCCUPANCY = {"dot": 2, "other": 8}
+# But tileiras turns the hint into a register cap (65536 / (occupancy x threads), at least 48:
+# read from its cubins' .nv.info) and spills what does not fit: a one-pass softmax of 8192-wide
+# rows at 4 warps (64 registers of row a thread) spilled 55 values at occupancy 8 and ran at
+# 53% of a copy where stock Triton ran 94% (H200). So a kernel without a dot gets the largest
+# of 8, 4, 2, 1 whose cap holds its largest tile's registers a thread plus REGISTER_MARGIN for
+# the other values (addresses, reduction scratch): that softmax, the row 32 registers a thread,
+# did not spill under caps of 48 (8 warps) and 64 (4 warps); 64 registers under 64 did.
+REGISTER_MARGIN = 16
+_TENSOR = re.compile(r"tensor<((?:\d+x)+)(f64|i64|f32|i32|bf16|f16|i16|i8|f8\w*)>")
 
 
-def default_occupancy(ttir_text: str) -> int:
-    return DEFAULT_OCCUPANCY["dot" if "tt.dot " in ttir_text else "other"]
+def register_cap(occupancy: int, num_warps: int) -> int:
+    """The registers a thread tileiras allows at `occupancy` CTAs of `num_warps` warps."""
+    return max(48, min(255, 65536 // (occupancy * num_warps * 32)))
+
+
+def tile_registers(ttir_text: str, num_warps: int) -> int:
+    """32-bit registers a thread for the largest tensor of integers or floats in the TTIR (a
+    64-bit element takes two, a narrower one a whole register: it is widened to compute)."""
+    most = 0
+    for dims, elem in _TENSOR.findall(ttir_text):
+        n = 1
+        for d in dims[:-1].split("x"):
+            n *= int(d)
+        most = max(most, n * (2 if elem in ("f64", "i64") else 1))
+    return -(-most // (32 * max(1, num_warps)))
+
+
+def default_occupancy(ttir_text: str, num_warps: int = 4) -> int:
+    if "tt.dot " in ttir_text:
+        return DEFAULT_OCCUPANCY["dot"]
+    need = tile_registers(ttir_text, num_warps) + REGISTER_MARGIN
+    fits = [o for o in (DEFAULT_OCCUPANCY["other"], 4, 2) if register_cap(o, num_warps) >= need]
+    return fits[0] if fits else 1
 
 
 # Tile IR's num_worker_warps_per_cta (4 or 8; NVIDIA's 13.4 backend forwards num_warps so).
@@ -79,7 +110,8 @@ def tile_options(options, alias_classes=(), arch=None, ttir_text: str = "",
     o = cpu.core().TileOptions()
     o.approx = knobs.enable_approx
     o.ftz = knobs.enable_ftz
-    o.occupancy = options.occupancy or (default_occupancy(ttir_text) if ttir_text else 0)
+    o.occupancy = options.occupancy or (
+        default_occupancy(ttir_text, options.num_warps) if ttir_text else 0)
     o.num_ctas = options.num_ctas
     # num_stages is Triton's pipelining depth for loops feeding dots; NVIDIA's backend passes it
     # as the latency hint of every load and store. Here only kernels with dots get it: in the
