@@ -8,18 +8,19 @@ The table's softmax and layer norm rows run Triton's tutorial kernels, whose loa
 once into registers (BLOCK_SIZE >= N), reduced, and stored. There the Tile path's loads and
 stores are views made at the top of the kernel, and tileiras 13.4 moved them through TMA and
 shared memory, spilling (sm_90 SASS of the one-pass layer norm at 4 warps: 48 UTMALDG, 16
-UTMASTG, 40 LDL), where stock Triton keeps the row in registers; and the default occupancy
-hint (8) capped registers below a wide row. By default pointer accesses in kernels without a dot
-now say allow_tma=false (TRITON_TILE_ALLOW_TMA=auto), and such a kernel's occupancy leaves
-registers for its largest tile (compiler/tile_stage.py, default_occupancy).
+UTMASTG, 40 LDL), or without TMA branched around each 16-byte chunk's bounds and waited for one
+chunk's load before issuing the next; and the default occupancy hint (8) capped registers below
+a wide row. Now, for a GPU, loads and stores in kernels without a dot stay gathers, as in
+NVIDIA's backend (TRITON_TILE_RAISE_VIEWS=auto), and such a kernel's occupancy leaves registers
+for its largest tile (compiler/tile_stage.py, default_occupancy).
 
 Each kernel runs through stock Triton (num_stages=1), on the Tile path as compiled by default
-("tile"), as it was compiled before TMA was left out and occupancy fitted to registers ("tile,
-before": TRITON_TILE_ALLOW_TMA=on, occupancy 8) and with every access a gather ("tile,
-gathers": TRITON_TILE_RAISE_VIEWS=off), beside torch's own op and torch's copy of the same
-bytes (read x, write y). Each run is checked against torch in float32 on its first launch
-(poisoned output; an error over 1e-2 stops the probe), then timed in `--rounds` interleaved
-rounds of do_bench medians. GB/s = bytes of x read and y written / time.
+("tile") and as it was compiled before ("tile, before": views, TRITON_TILE_RAISE_VIEWS=all, and
+occupancy 8), beside torch's own op and torch's copy of the same bytes (read x, write y). A
+transpose (64x64 tiles) is the 2-D kernel without a reduction. Each run is checked against
+torch in float32 on its first launch (poisoned output; an error over 1e-2 stops the probe),
+then timed in `--rounds` interleaved rounds of do_bench medians. GB/s = bytes of x read and y
+written / time.
 """
 import argparse
 import os
@@ -61,6 +62,15 @@ def softmax_one_pass(Y, X, row_stride, N, BLOCK_SIZE: tl.constexpr):
 
 
 @triton.jit
+def transpose(Y, X, M, N, BM: tl.constexpr, BN: tl.constexpr):
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    x = tl.load(X + rm[:, None] * N + rn[None, :], mask=(rm[:, None] < M) & (rn[None, :] < N))
+    tl.store(Y + rn[:, None] * M + rm[None, :], tl.trans(x),
+             mask=(rn[:, None] < N) & (rm[None, :] < M))
+
+
+@triton.jit
 def softmax_rows(Y, X, row_stride, M, N, ROWS: tl.constexpr, BLOCK_SIZE: tl.constexpr):
     rows = tl.program_id(0) * ROWS + tl.arange(0, ROWS)[:, None]
     cols = tl.arange(0, BLOCK_SIZE)[None, :]
@@ -73,8 +83,7 @@ def softmax_rows(Y, X, row_stride, M, N, ROWS: tl.constexpr, BLOCK_SIZE: tl.cons
 
 # side: (environment, launch options); None: stock Triton
 SIDES = {"stock": None, "tile": ({}, {}),
-         "tile, before": ({"TRITON_TILE_ALLOW_TMA": "on"}, {"occupancy": 8}),
-         "tile, gathers": ({"TRITON_TILE_RAISE_VIEWS": "off"}, {})}
+         "tile, before": ({"TRITON_TILE_RAISE_VIEWS": "all"}, {"occupancy": 8})}
 
 
 def _cases(m: int, n: int, names):
@@ -103,6 +112,9 @@ def _cases(m: int, n: int, names):
         ("softmax, 4 rows a program", softmax_rows, (triton.cdiv(m, 4),),
          lambda x, y: [y, x, n, m, n], {"ROWS": 4, "BLOCK_SIZE": block},
          lambda x: torch.softmax(x, -1), lambda x: torch.softmax(x.float(), -1)),
+        ("transpose, 64x64 tiles", transpose, (triton.cdiv(m, 64), triton.cdiv(n, 64)),
+         lambda x, y: [y, x, m, n], {"BM": 64, "BN": 64}, lambda x: x.t().contiguous(),
+         lambda x: x.t().float().contiguous().view(m, n)),
     ] if c[0] in names]
 
 
@@ -160,8 +172,8 @@ def main(argv=None) -> int:
     ap.add_argument("--sizes", default="4096x4096,8192x8192,16384x1024")
     ap.add_argument("--warps", default="4,8")
     ap.add_argument("--kernels", default="layer norm, one pass;softmax, one pass;"
-                    "softmax, 4 rows a program", help="';'-separated names (also: layer norm, "
-                    "tutorial)")
+                    "softmax, 4 rows a program;transpose, 64x64 tiles",
+                    help="';'-separated names (also: layer norm, tutorial)")
     args = ap.parse_args(argv)
     import torch
 

@@ -178,8 +178,9 @@ class Knobs(types.ModuleType):
                       "as stock Triton's PTX: tl.sqrt, tl.exp2, rsqrt flush)", changes_code=True)
     raise_views = _Env("TRITON_TILE_RAISE_VIEWS", _parse_views, "auto",
                        "raise pointer loads/stores to Tile IR views: auto = all but "
-                       "one-dimensional tiles inside loops (gathers there, measured faster), "
-                       "all, or 0/off: gathers everywhere, as NVIDIA's backend emits them",
+                       "one-dimensional tiles inside loops and the loads and stores of "
+                       "kernels without a dot (gathers there, measured faster), all, or 0/off: "
+                       "gathers everywhere, as NVIDIA's backend emits them",
                        changes_code=True)
     index_views = _Env("TRITON_TILE_INDEX_VIEWS", _parse_bool, True,
                        "accesses in loops index one view made once per tensor (0: a view per "
@@ -189,12 +190,9 @@ class Knobs(types.ModuleType):
                           "flow index one view made where it is made, not a view per access: "
                           "all = descriptors and pointers (a grouped GEMM's, per problem or "
                           "tile), desc = descriptors only, off = never", changes_code=True)
-    allow_tma = _Env("TRITON_TILE_ALLOW_TMA", _parse_auto_bool, "auto",
-                     "TMA for view accesses where tileiras chooses it: auto = all but loads and "
-                     "stores through pointers in kernels without a dot (as stock Triton; "
-                     "tileiras staged one-pass softmax and layer norm rows through shared "
-                     "memory and spilled), on = all, 0/off = none (view accesses carry "
-                     "allow_tma=false; for comparisons)", changes_code=True)
+    allow_tma = _Env("TRITON_TILE_ALLOW_TMA", _parse_bool, True,
+                     "0: view accesses carry allow_tma=false (tileiras uses no TMA; for "
+                     "comparisons)", changes_code=True)
     tma_kernel_maps = _Env("TRITON_TILE_TMA_KERNEL_MAPS", _parse_bool, False,
                            "1: TMA also for stores through views made inside loops, whose "
                            "tensor maps tileiras builds mid-kernel; off by default: such a "

@@ -46,7 +46,7 @@ void bindTile(py::module_ &m) {
       .def_readwrite("anchored_views", &TileOptions::anchoredViews)
       .def_readwrite("loop_vector_views", &TileOptions::loopVectorViews)
       .def_readwrite("allow_tma", &TileOptions::allowTma)
-      .def_readwrite("tma_without_dot", &TileOptions::tmaWithoutDot)
+      .def_readwrite("gathers_without_dot", &TileOptions::gathersWithoutDot)
       .def_readwrite("kernel_tma_maps", &TileOptions::kernelTmaMaps)
       .def_readwrite("view_reductions", &TileOptions::viewReductions)
       .def_readwrite("worker_warps", &TileOptions::workerWarps)

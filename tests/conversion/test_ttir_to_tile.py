@@ -203,6 +203,27 @@ def test_default_occupancy_hint_by_kernel_class():
     assert "occupancy = 2 : i32" in out and "latency = 3 : i32" in out
 
 
+def test_a_gpu_kernel_without_a_dot_loads_through_gathers(monkeypatch):
+    """For a GPU the vector add's loads and store stay gathers (TRITON_TILE_RAISE_VIEWS=auto);
+    the CPU Tile executor keeps its views, and RAISE_VIEWS=all gives the GPU views too."""
+    from triton_tile.compiler import tile_stage
+
+    class Options:
+        occupancy, num_ctas, num_stages, num_warps, enable_fp_fusion = None, 1, 3, 4, True
+
+    ttir = C.parse_ttir(VADD, "v.ttir")
+
+    def accesses(arch):
+        out = C.print_tile(tile_stage.convert(ttir, "vadd", Options(), arch=arch).module)
+        return out.count("_ptr_tko"), out.count("_view_tko")
+
+    monkeypatch.delenv("TRITON_TILE_RAISE_VIEWS", raising=False)
+    assert accesses("sm_90") == (3, 0)
+    assert accesses(None) == (0, 3)
+    monkeypatch.setenv("TRITON_TILE_RAISE_VIEWS", "all")
+    assert accesses("sm_90") == (0, 3)
+
+
 def test_default_occupancy_leaves_registers_for_the_largest_tile():
     from triton_tile.compiler.tile_stage import default_occupancy
 

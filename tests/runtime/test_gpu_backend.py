@@ -358,6 +358,7 @@ def test_launch_guard_drops_the_branch_of_a_box_the_grid_never_empties(monkeypat
     """A program's rows `n - pid * ROWS` may be empty as far as the kernel can tell, so each
     view access sits in a branch; over a grid of cdiv(n, ROWS) programs none is, which the host
     decides: the kernel it launches then accesses unbranched, the general one keeps both."""
+    monkeypatch.setenv("TRITON_TILE_RAISE_VIEWS", "all")  # (no dot: views, not gathers)
     _compile_examples_with_stand_in_cubins(monkeypatch)
     n, rows = 100, 32
     x, y = (triton.MockTensor(np.float32, (n, 16)) for _ in range(2))
@@ -384,6 +385,7 @@ def test_launch_reads_the_guards_arguments_past_constexprs(monkeypatch, cache_di
     constexpr before them still holds its place (the guard's indices count TTIR arguments)."""
     from triton_tile.runtime import specialize as sp
 
+    monkeypatch.setenv("TRITON_TILE_RAISE_VIEWS", "all")  # (no dot: views, not gathers)
     _compile_examples_with_stand_in_cubins(monkeypatch)
     x, y = (triton.MockTensor(np.float32, (100,)) for _ in range(2))
     k = _row_block_constexpr_first_kernel.warmup(x, 32, y, 100, grid=(4,))
@@ -884,6 +886,7 @@ def test_a_general_kernel_tileiras_fails_on_sends_its_launches_to_the_ptx_path(
     from triton_tile.runtime import specialize as sp
 
     monkeypatch.setenv("ENABLE_TILE", "1")
+    monkeypatch.setenv("TRITON_TILE_RAISE_VIEWS", "all")  # (no dot: views, not gathers)
     monkeypatch.setenv("TRITON_ALWAYS_COMPILE", "1")
     monkeypatch.setattr(tile_gpu, "installed_tileiras_version", lambda: "stand-in")
     monkeypatch.setattr(sp, "_TORCH_CUDA_TYPES", {FakeTorchCuda})

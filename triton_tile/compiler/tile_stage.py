@@ -120,10 +120,11 @@ def tile_options(options, alias_classes=(), arch=None, ttir_text: str = "",
     o.arch = arch or knobs.target or "sm_90"
     o.raise_views = knobs.raise_views != "off"
     o.loop_vector_views = knobs.raise_views == "all"
+    # (a GPU's: the CPU executors copy a view's rows as blocks, faster than gathers)
+    o.gathers_without_dot = bool(arch) and knobs.raise_views == "auto"
     o.index_views = knobs.index_views
     o.anchored_views = {"off": 0, "desc": 1, "all": 2}[anchored_views or knobs.anchored_views]
-    o.allow_tma = knobs.allow_tma != "off"
-    o.tma_without_dot = knobs.allow_tma == "on"
+    o.allow_tma = knobs.allow_tma
     o.kernel_tma_maps = knobs.tma_kernel_maps
     o.view_reductions = knobs.view_reductions
     # Tile IR accepts 4 or 8 worker warps (NVIDIA's 13.4 backend forwards num_warps so).

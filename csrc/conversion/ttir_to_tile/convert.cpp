@@ -13,8 +13,8 @@
 //   - f32 math is what stock Triton's PTX makes of the op (tile/elementwise_ops.h: divf full,
 //     sqrt approx+ftz, rsqrt and exp2 ftz, exp approx); TILEIR_ENABLE_APPROX/FTZ set approx
 //     rounding and flush_to_zero on every f32 op that has them;
-//   - in a kernel without a dot, loads and stores through pointers that become views say
-//     allow_tma=false (Converter::viewAttrs), as stock Triton never uses TMA for them;
+//   - for a GPU, loads and stores through pointers in a kernel without a dot stay gathers
+//     (Converter::raisable, TileOptions::gathersWithoutDot);
 //   - cache/eviction modifiers are ignored (Tile IR has none); a volatile load (pointers or a
 //     block pointer) is a relaxed gather at system scope, as PTX's ld.volatile is (NVIDIA's
 //     converter drops isVolatile); hints (llvm.intr.assume) are dropped; gpu.barrier becomes a

@@ -43,12 +43,14 @@ struct TileOptions {
   // One-dimensional tiles inside loops become views too (off: gathers, measured faster there;
   // TRITON_TILE_RAISE_VIEWS=all).
   bool loopVectorViews = false;
+  // GPU targets (TRITON_TILE_RAISE_VIEWS=auto): in a kernel without a dot, loads and stores
+  // through pointers stay gathers, as in NVIDIA's backend. As views, tileiras 13.4 branched
+  // around each 16-byte chunk's bounds test and waited for one chunk's load before issuing the
+  // next, or moved rows through TMA, and ran one-pass softmax and layer norm at 0.6-0.9x of the
+  // gathers' speed (H200, benchmarks/row_probe.py). Atomic reductions through views
+  // (viewReductions) and descriptors keep their views; the CPU executors keep views.
+  bool gathersWithoutDot = false;
   bool allowTma = true; // false (TRITON_TILE_ALLOW_TMA=0): view accesses say allow_tma=false
-  // TMA also for pointer accesses in kernels without a dot (TRITON_TILE_ALLOW_TMA=1); off
-  // (auto), those say allow_tma=false, as stock Triton uses no TMA for them: tileiras 13.4
-  // staged a one-pass softmax's or layer norm's row through shared memory and spilled
-  // (docs/gpu_perf_notes.md). Descriptors and block pointers keep it.
-  bool tmaWithoutDot = false;
   // TMA for stores through views made inside loops (TRITON_TILE_TMA_KERNEL_MAPS=1). tileiras
   // builds the tensor map of a view whose base, shape and strides come from the kernel's
   // arguments and constants in the launch's host callback (`.nv.host` in the cubin) and passes

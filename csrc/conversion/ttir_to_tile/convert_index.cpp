@@ -165,7 +165,7 @@ std::optional<IndexPlan> Converter::planIndex(const Operation &o, const Operatio
     }
     return plan;
   }
-  if (!raisable(o.operand(0)->type, true, why))
+  if (!raisable(o, o.operand(0)->type, true, why))
     return std::nullopt;
   std::optional<ViewPlan> view = planView(o, why);
   if (!view)
@@ -194,10 +194,9 @@ Value *Converter::indexedLoad(const Operation &o, const IndexPlan &p) {
     std::vector<Value *> ops = {indexView(p, t.element(), pad)};
     for (Value *i : tileIndices(p))
       ops.push_back(i);
-    Value *v =
-        make("load_view_tko", ops, {t, Type::token()},
-             viewAttrs({1, static_cast<int64_t>(p.tile.size()), 0}, ops[0], false, !isBoxAccess(o)))
-            ->result(0);
+    Value *v = make("load_view_tko", ops, {t, Type::token()},
+                    viewAttrs({1, static_cast<int64_t>(p.tile.size()), 0}, ops[0], false))
+                   ->result(0);
     if (v->type != want)
       v = make1("reshape", {v}, want);
     if (needsSelect)
@@ -227,7 +226,7 @@ void Converter::indexedStore(const Operation &o, const IndexPlan &p) {
     for (Value *i : tileIndices(p))
       ops.push_back(i);
     make("store_view_tko", ops, {Type::token()},
-         viewAttrs({1, 1, static_cast<int64_t>(p.tile.size()), 0}, ops[1], true, !isBoxAccess(o)));
+         viewAttrs({1, 1, static_cast<int64_t>(p.tile.size()), 0}, ops[1], true));
     return {};
   };
   if (!opts_.guardViews || p.conds.empty()) {

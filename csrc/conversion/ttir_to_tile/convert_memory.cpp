@@ -241,7 +241,7 @@ Value *Converter::viewLoad(const Operation &o, const ViewPlan &plan, Padding pad
         for (size_t d = 0; d < plan.tile.size(); ++d)
           ops.push_back(constInt(0, i32()));
         return {make("load_view_tko", ops, {t, Type::token()},
-                     viewAttrs({1, static_cast<int64_t>(plan.tile.size()), 0}, view, false, true))
+                     viewAttrs({1, static_cast<int64_t>(plan.tile.size()), 0}, view, false))
                     ->result(0)};
       },
       [&]() -> std::vector<Value *> { return {paddingTile(t, pad)}; })[0];
@@ -265,7 +265,7 @@ void Converter::viewStore(const Operation &o, const ViewPlan &plan) {
     std::vector<Value *> ops = {get(o.operand(1)), view};
     ops.insert(ops.end(), zeros.begin(), zeros.end());
     make("store_view_tko", ops, {Type::token()},
-         viewAttrs({1, 1, static_cast<int64_t>(zeros.size()), 0}, view, true, true));
+         viewAttrs({1, 1, static_cast<int64_t>(zeros.size()), 0}, view, true));
   });
 }
 
@@ -277,9 +277,13 @@ void Converter::store(const Operation &o) {
     indexedStore(o, it->second);
 }
 
-bool Converter::raisable(Type t, bool inLoop, std::string &why) const {
+bool Converter::raisable(const Operation &o, Type t, bool inLoop, std::string &why) const {
   if (!opts_.raiseViews || !t.isTensor()) {
     why = "view raising disabled";
+    return false;
+  }
+  if (!hasDot_ && opts_.gathersWithoutDot && (o.is("tt.load") || o.is("tt.store"))) {
+    why = "a load or store in a kernel without a dot stays a gather (measured faster)";
     return false;
   }
   int dims = 0;
@@ -295,7 +299,7 @@ bool Converter::raisable(Type t, bool inLoop, std::string &why) const {
 std::optional<ViewPlan> Converter::viewPlanOrNote(const Operation &o, Type t) {
   std::string why;
   std::optional<ViewPlan> plan;
-  if (raisable(t, loopDepth_ > 0, why))
+  if (raisable(o, t, loopDepth_ > 0, why))
     plan = planView(o, why);
   if (!plan && t.isTensor())
     note(o, false, why);
@@ -754,7 +758,7 @@ Value *Converter::boxLoad(const Operation &o, const Box &a) {
     for (size_t d = 0; d < a.offsets.size(); ++d)
       ops.push_back(constInt(0, i32()));
     return {make("load_view_tko", ops, {t, Type::token()},
-                 viewAttrs({1, static_cast<int64_t>(a.offsets.size()), 0}, view, false, false))
+                 viewAttrs({1, static_cast<int64_t>(a.offsets.size()), 0}, view, false))
                 ->result(0)};
   };
   auto viaPointers = [&]() -> std::vector<Value *> { return {boxGather(a)}; };
@@ -777,7 +781,7 @@ void Converter::boxStore(const Operation &o, const Box &a) {
     for (size_t d = 0; d < a.offsets.size(); ++d)
       ops.push_back(constInt(0, i32()));
     make("store_view_tko", ops, {Type::token()},
-         viewAttrs({1, 1, static_cast<int64_t>(a.offsets.size()), 0}, view, true, false));
+         viewAttrs({1, 1, static_cast<int64_t>(a.offsets.size()), 0}, view, true));
     return {};
   };
   auto viaPointers = [&]() -> std::vector<Value *> {

@@ -119,12 +119,9 @@ private:
                     bool view = false, bool noTma = false);
   // The attributes of a load from or store to `view` (a partition view): allow_tma=false where
   // the options say so, or through a view made inside a loop (kernelTmaMaps) for a store, and
-  // for a load in a kernel with a dot of at least 256x128 (tallDot_); and for an access
-  // through pointers (`pointers`: not a descriptor's or a block pointer's) in a kernel without
-  // a dot (hasDot_) unless TileOptions::tmaWithoutDot.
-  Attrs viewAttrs(std::vector<int64_t> segments, const Value *view, bool store, bool pointers) {
-    bool noTma = ((store || tallDot_) && loopViews_.count(view) > 0 && !opts_.kernelTmaMaps) ||
-                 (pointers && !hasDot_ && !opts_.tmaWithoutDot);
+  // for a load in a kernel with a dot of at least 256x128 (tallDot_).
+  Attrs viewAttrs(std::vector<int64_t> segments, const Value *view, bool store) {
+    bool noTma = (store || tallDot_) && loopViews_.count(view) > 0 && !opts_.kernelTmaMaps;
     return memoryAttrs(std::move(segments), tile::kWeak, -1, true, noTma);
   }
 
@@ -333,7 +330,7 @@ private:
   // Whether a pointer access of type `t` may become a view. A tile with one dimension inside a
   // loop stays a gather unless TileOptions::loopVectorViews: on an H200 gathers ran softmax and
   // layer norm 1.1-1.3x faster than views there (docs/gpu_perf_notes.md); elsewhere they tie.
-  bool raisable(Type t, bool inLoop, std::string &why) const;
+  bool raisable(const Operation &o, Type t, bool inLoop, std::string &why) const;
   // The view plan of a pointer access of type `t`, or none (then noted, for a tile, with why).
   std::optional<ViewPlan> viewPlanOrNote(const Operation &o, Type t);
 
@@ -554,9 +551,8 @@ private:
   // 256x128 and 256x256 tiles, whatever the warps, stages, occupancy, BLOCK_K or grid, while
   // 256x64, 128x256 and 128x128 ran (benchmarks/tma_hang_probe.py, 2026-11-26).
   bool tallDot_ = false;
-  // The kernel has a tt.dot. Without one, tileiras 13.4 moved the row of a one-pass softmax or
-  // layer norm (a reduction over a view's tile) through TMA and shared memory and spilled
-  // (sm_90: 48 UTMALDG, 40 LDL at 4 warps), where plain loads keep it in registers.
+  // The kernel has a tt.dot; without one its loads and stores through pointers stay gathers
+  // (raisable, TileOptions::gathersWithoutDot).
   bool hasDot_ = false;
   struct LoopScope {
     int &depth;
