@@ -15,9 +15,10 @@ NVIDIA's backend (TRITON_TILE_RAISE_VIEWS=auto), and such a kernel's occupancy l
 for its largest tile (compiler/tile_stage.py, default_occupancy).
 
 Each kernel runs through stock Triton (num_stages=1), on the Tile path as compiled by default
-("tile") and as it was compiled before ("tile, before": views, TRITON_TILE_RAISE_VIEWS=all, and
-occupancy 8), beside torch's own op and torch's copy of the same bytes (read x, write y). A
-transpose (64x64 tiles) is the 2-D kernel without a reduction. Each run is checked against
+("tile"), as it was compiled before ("tile, before": views, TRITON_TILE_RAISE_VIEWS=all, and
+occupancy 8) and with occupancy 16 (the most CTAs of 4 warps an SM holds), beside torch's own
+op and torch's copy of the same bytes (read x, write y). A transpose (64x64 tiles) is the 2-D
+kernel without a reduction. Each run is checked against
 torch in float32 on its first launch (poisoned output; an error over 1e-2 stops the probe),
 then timed in `--rounds` interleaved rounds of do_bench medians. GB/s = bytes of x read and y
 written / time.
@@ -83,7 +84,8 @@ def softmax_rows(Y, X, row_stride, M, N, ROWS: tl.constexpr, BLOCK_SIZE: tl.cons
 
 # side: (environment, launch options); None: stock Triton
 SIDES = {"stock": None, "tile": ({}, {}),
-         "tile, before": ({"TRITON_TILE_RAISE_VIEWS": "all"}, {"occupancy": 8})}
+         "tile, before": ({"TRITON_TILE_RAISE_VIEWS": "all"}, {"occupancy": 8}),
+         "tile, occupancy 16": ({}, {"occupancy": 16})}
 
 
 def _cases(m: int, n: int, names):
