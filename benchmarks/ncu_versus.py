@@ -11,7 +11,13 @@ stock Triton's, then over torch's call (its kernels in one call; NVTX selects th
 profile_case.py times), with the sections that say where a kernel's time goes (speed of light,
 compute pipes, occupancy, warp states, instructions); each side's cubin from its own fresh cache
 disassembled and its opcodes counted. Prints one table per spec and leaves ncu's raw CSV and the
-SASS under --out.
+SASS under --out. Each spec's second table accounts for memory: DRAM throughput, hit rates,
+occupancy; `--copy` adds a copy of the case's bytes through a torch kernel (GB/s cases).
+
+    python3 benchmarks/ncu_versus.py --command "python3 benchmarks/row_probe.py --profile \
+        --kernels 'softmax, one pass' --sizes 4096x4096 --warps 8"
+
+profiles the launches a command makes inside NVTX ranges named "profiled", a row each.
 """
 
 import argparse
@@ -21,6 +27,7 @@ import glob
 import io
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -230,14 +237,40 @@ def profile(spec: tuple, out: str, copy: bool = False) -> None:
             for c in sass.values()) + " |")
 
 
+def profile_command(command: list, out: str) -> None:
+    """ncu over the launches `command` makes inside NVTX ranges named "profiled" (as
+    row_probe.py --profile does), one table row each, in launch order."""
+    rows = _ncu(["--nvtx", "--nvtx-include", "profiled/"] + command,
+                os.path.join(out, "command.csv"))
+    print(f"\n### {' '.join(command)}\n")
+    print("| launch | kernel | time | grid x block, regs | SM throughput | tensor pipe | "
+          "warp instrs | warps active | top stalls (warps per issue) |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for i, r in enumerate(rows):
+        print(_row(str(i + 1), r))
+    print("\n| launch | time | DRAM GB/s | " + " | ".join(name for name, _, _ in MEMORY)
+          + " |\n|---|---|---|" + "---|" * len(MEMORY))
+    for i, r in enumerate(rows):
+        print(_memory_row(str(i + 1), r))
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("specs", nargs="+")
+    ap.add_argument("specs", nargs="*")
     ap.add_argument("--out", default=os.environ.get("OUT", "/tmp/ncu_versus"))
     ap.add_argument("--copy", action="store_true",
                     help="also profile a copy of each case's bytes (torch.neg, a kernel; GB/s "
                          "cases)")
+    ap.add_argument("--command", help="instead of specs: profile this command's launches in NVTX "
+                    "ranges named 'profiled' (e.g. 'python3 benchmarks/row_probe.py --profile "
+                    "...'), one row each")
     args = ap.parse_args(argv)
+    if args.command:
+        os.makedirs(args.out, exist_ok=True)
+        profile_command(shlex.split(args.command), args.out)
+        return 0
+    if not args.specs:
+        ap.error("give a spec or --command")
     sys.path.insert(0, HERE)
     import gpu_bench
 

@@ -120,8 +120,10 @@ def _cases(m: int, n: int, names):
     ] if c[0] in names]
 
 
-def _one_size(m: int, n: int, rounds: int, warps: list, names) -> list:
-    """(kernel, side, config, GB/s, fraction of the copy's speed) for every run at m x n."""
+def _one_size(m: int, n: int, rounds: int, warps: list, names, profile: bool = False) -> list:
+    """(kernel, side, config, GB/s, fraction of the copy's speed) for every run at m x n; with
+    `profile`, each run (but torch's) launched once more inside an NVTX range "profiled" instead
+    of timed (for ncu --nvtx --nvtx-include profiled/)."""
     import torch
     from triton.testing import do_bench
 
@@ -158,6 +160,15 @@ def _one_size(m: int, n: int, rounds: int, warps: list, names) -> list:
                 runs[(name, side, f"nw{nw}")] = f
         runs[(name, "torch", "")] = lambda torch_fn=torch_fn: torch_fn(x)
     runs[("copy of x to y", "torch", "")] = lambda: y.copy_(x)
+    if profile:
+        for (name, side, cfg), f in runs.items():
+            if side != "torch":
+                torch.cuda.nvtx.range_push("profiled")
+                f()
+                torch.cuda.synchronize()
+                torch.cuda.nvtx.range_pop()
+                print(f"profiled: {name}, {side}, {cfg}")
+        return []
     times = {key: [] for key in runs}
     for _ in range(rounds):
         for key, f in runs.items():
@@ -176,6 +187,9 @@ def main(argv=None) -> int:
     ap.add_argument("--kernels", default="layer norm, one pass;softmax, one pass;"
                     "softmax, 4 rows a program;transpose, 64x64 tiles",
                     help="';'-separated names (also: layer norm, tutorial)")
+    ap.add_argument("--profile", action="store_true",
+                    help="launch each Tile and stock run once inside an NVTX range "
+                         "'profiled' instead of timing (ncu --nvtx --nvtx-include profiled/)")
     args = ap.parse_args(argv)
     import torch
 
@@ -185,7 +199,9 @@ def main(argv=None) -> int:
         m, n = (int(v) for v in size.split("x"))
         warps = [int(w) for w in args.warps.split(",")]
         rows += [(size, *r) for r in _one_size(m, n, args.rounds, warps,
-                                                args.kernels.split(";"))]
+                                                args.kernels.split(";"), args.profile)]
+    if args.profile:
+        return 0
     print(f"\n{torch.cuda.get_device_name()}, torch {torch.__version__}, stock Triton "
           f"{__import__('triton').__version__}; fp16; GB/s from the median of {args.rounds} "
           "interleaved do_bench medians; % of copy = the copy's time / the row's\n")
