@@ -82,7 +82,8 @@ def _num(row: dict, key: str) -> float:
         return float("nan")
 
 
-_SCALE = {"byte/second": 1, "Kbyte/second": 1e3, "Mbyte/second": 1e6, "Gbyte/second": 1e9,
+_SCALE = {"byte/s": 1, "Kbyte/s": 1e3, "Mbyte/s": 1e6, "Gbyte/s": 1e9, "Tbyte/s": 1e12,
+          "byte/second": 1, "Kbyte/second": 1e3, "Mbyte/second": 1e6, "Gbyte/second": 1e9,
           "Tbyte/second": 1e12}
 
 

@@ -120,7 +120,8 @@ def _cases(m: int, n: int, names):
     ] if c[0] in names]
 
 
-def _one_size(m: int, n: int, rounds: int, warps: list, names, profile: bool = False) -> list:
+def _one_size(m: int, n: int, rounds: int, warps: list, names, profile: bool = False,
+              sides=tuple(SIDES)) -> list:
     """(kernel, side, config, GB/s, fraction of the copy's speed) for every run at m x n; with
     `profile`, each run (but torch's) launched once more inside an NVTX range "profiled" instead
     of timed (for ncu --nvtx --nvtx-include profiled/)."""
@@ -134,7 +135,7 @@ def _one_size(m: int, n: int, rounds: int, warps: list, names, profile: bool = F
     runs = {}
     for name, kernel, grid, args, meta, torch_fn, reference in _cases(m, n, names):
         ref = reference(x)
-        for side, tile in SIDES.items():
+        for side, tile in ((side, SIDES[side]) for side in sides):
             k = ptx_gpu.twin_of(kernel) if tile is None else kernel
             env = tile[0] if tile else None
             for nw in warps:
@@ -187,6 +188,8 @@ def main(argv=None) -> int:
     ap.add_argument("--kernels", default="layer norm, one pass;softmax, one pass;"
                     "softmax, 4 rows a program;transpose, 64x64 tiles",
                     help="';'-separated names (also: layer norm, tutorial)")
+    ap.add_argument("--sides", default=",".join(SIDES), help="','-separated, of: "
+                    + ", ".join(SIDES))
     ap.add_argument("--profile", action="store_true",
                     help="launch each Tile and stock run once inside an NVTX range "
                          "'profiled' instead of timing (ncu --nvtx --nvtx-include profiled/)")
@@ -199,7 +202,8 @@ def main(argv=None) -> int:
         m, n = (int(v) for v in size.split("x"))
         warps = [int(w) for w in args.warps.split(",")]
         rows += [(size, *r) for r in _one_size(m, n, args.rounds, warps,
-                                                args.kernels.split(";"), args.profile)]
+                                                args.kernels.split(";"), args.profile,
+                                                args.sides.split(","))]
     if args.profile:
         return 0
     print(f"\n{torch.cuda.get_device_name()}, torch {torch.__version__}, stock Triton "
