@@ -60,11 +60,13 @@ DEFAULT_OCCUPANCY = {"dot": 2, "other": 8}
 # a multiple of 8, at least 48: read from its cubins' .nv.info) and spills what does not fit: a
 # one-pass softmax of 8192-wide rows at 4 warps (64 registers of row a thread) spilled 55 values
 # at occupancy 8 and ran at 53% of a copy where stock Triton ran 94% (H200). So a kernel without
-# a dot gets the largest occupancy of 8 down to 1 whose cap holds its largest tile's registers a
+# a dot gets the largest of occupancy 8, 4, 2, 1 whose cap holds its largest tile's registers a
 # thread plus REGISTER_MARGIN for the other values (addresses, reduction scratch): that
 # softmax, the row 32 registers a thread, did not spill under caps of 48 (8 warps) and 64 (4
-# warps); 64 registers under 64 did. (A softmax of 4 rows of 4096 at 8 warps: occupancy 3, cap
-# 80, 3 CTAs an SM as stock Triton's 80 registers allow; at 2 tileiras took 91.)
+# warps); 64 registers under 64 did. Not the occupancies between: the margin is too coarse for
+# them: a one-pass layer norm's 64 registers of row spilled 12 values under occupancy 6's 80
+# (3421 GB/s, H200; 3627-3643 at 4 in two runs before), where a softmax of 4 rows of 4096 at 8
+# warps ran 2815 GB/s at occupancy 3 (80 registers, no spill) against 2570 at 2 in a run before.
 REGISTER_MARGIN = 16
 _TENSOR = re.compile(r"tensor<((?:\d+x)+)(f64|i64|f32|i32|bf16|f16|i16|i8|f8\w*)>")
 
@@ -90,8 +92,7 @@ def default_occupancy(ttir_text: str, num_warps: int = 4) -> int:
     if "tt.dot " in ttir_text:
         return DEFAULT_OCCUPANCY["dot"]
     need = tile_registers(ttir_text, num_warps) + REGISTER_MARGIN
-    fits = [o for o in range(DEFAULT_OCCUPANCY["other"], 1, -1)
-            if register_cap(o, num_warps) >= need]
+    fits = [o for o in (DEFAULT_OCCUPANCY["other"], 4, 2) if register_cap(o, num_warps) >= need]
     return fits[0] if fits else 1
 
 
