@@ -16,12 +16,13 @@ for its largest tile (compiler/tile_stage.py, default_occupancy).
 
 Each kernel runs through stock Triton (num_stages=1), on the Tile path as compiled by default
 ("tile"), as it was compiled before ("tile, before": views, TRITON_TILE_RAISE_VIEWS=all, and
-occupancy 8) and with occupancy 16 (the most CTAs of 4 warps an SM holds), beside torch's own
-op and torch's copy of the same bytes (read x, write y). A transpose (64x64 tiles) is the 2-D
-kernel without a reduction. Each run is checked against
-torch in float32 on its first launch (poisoned output; an error over 1e-2 stops the probe),
-then timed in `--rounds` interleaved rounds of do_bench medians. GB/s = bytes of x read and y
-written / time.
+occupancy 8), with occupancy 16 (the most CTAs of 4 warps an SM holds) and with views
+("tile, views": TRITON_TILE_RAISE_VIEWS=all), beside torch's own op and torch's copy of the same
+bytes (read x, write y). A transpose (64x64 tiles) is the 2-D kernel without a reduction; rows
+centred on their mean in 8x256 blocks, two loops over the columns, the 2-D kernel with loops.
+Each run is checked against torch in float32 on its first launch (poisoned output; an error over
+1e-2 stops the probe), then timed in `--rounds` interleaved rounds of do_bench medians.
+GB/s = bytes of x read and y written / time.
 """
 import argparse
 import os
@@ -72,6 +73,25 @@ def transpose(Y, X, M, N, BM: tl.constexpr, BN: tl.constexpr):
 
 
 @triton.jit
+def center_rows(Y, X, M, N, BM: tl.constexpr, BN: tl.constexpr):
+    """y = x - the row's mean, over BM rows at a time in BM x BN blocks (two loops)."""
+    rows = tl.program_id(0) * BM + tl.arange(0, BM)
+    sums = tl.zeros([BM], dtype=tl.float32)
+    for k in range(0, N, BN):
+        cols = k + tl.arange(0, BN)
+        mask = (rows[:, None] < M) & (cols[None, :] < N)
+        x = tl.load(X + rows[:, None] * N + cols[None, :], mask=mask, other=0.0)
+        sums += tl.sum(x.to(tl.float32), axis=1)
+    mean = sums / N
+    for k in range(0, N, BN):
+        cols = k + tl.arange(0, BN)
+        mask = (rows[:, None] < M) & (cols[None, :] < N)
+        x = tl.load(X + rows[:, None] * N + cols[None, :], mask=mask, other=0.0)
+        y = x.to(tl.float32) - mean[:, None]
+        tl.store(Y + rows[:, None] * N + cols[None, :], y.to(Y.dtype.element_ty), mask=mask)
+
+
+@triton.jit
 def softmax_rows(Y, X, row_stride, M, N, ROWS: tl.constexpr, BLOCK_SIZE: tl.constexpr):
     rows = tl.program_id(0) * ROWS + tl.arange(0, ROWS)[:, None]
     cols = tl.arange(0, BLOCK_SIZE)[None, :]
@@ -85,7 +105,8 @@ def softmax_rows(Y, X, row_stride, M, N, ROWS: tl.constexpr, BLOCK_SIZE: tl.cons
 # side: (environment, launch options); None: stock Triton
 SIDES = {"stock": None, "tile": ({}, {}),
          "tile, before": ({"TRITON_TILE_RAISE_VIEWS": "all"}, {"occupancy": 8}),
-         "tile, occupancy 16": ({}, {"occupancy": 16})}
+         "tile, occupancy 16": ({}, {"occupancy": 16}),
+         "tile, views": ({"TRITON_TILE_RAISE_VIEWS": "all"}, {})}
 
 
 def _cases(m: int, n: int, names):
@@ -114,6 +135,9 @@ def _cases(m: int, n: int, names):
         ("softmax, 4 rows a program", softmax_rows, (triton.cdiv(m, 4),),
          lambda x, y: [y, x, n, m, n], {"ROWS": 4, "BLOCK_SIZE": block},
          lambda x: torch.softmax(x, -1), lambda x: torch.softmax(x.float(), -1)),
+        ("rows centred, 8x256 blocks in loops", center_rows, (triton.cdiv(m, 8),),
+         lambda x, y: [y, x, m, n], {"BM": 8, "BN": 256},
+         lambda x: x - x.mean(1, keepdim=True), lambda x: x.float() - x.float().mean(1, True)),
         ("transpose, 64x64 tiles", transpose, (triton.cdiv(m, 64), triton.cdiv(n, 64)),
          lambda x, y: [y, x, m, n], {"BM": 64, "BN": 64}, lambda x: x.t().contiguous(),
          lambda x: x.t().float().contiguous().view(m, n)),
