@@ -212,8 +212,8 @@ def main(argv=None) -> int:
     ap.add_argument("--kernels", default="layer norm, one pass;softmax, one pass;"
                     "softmax, 4 rows a program;transpose, 64x64 tiles",
                     help="';'-separated names (also: layer norm, tutorial)")
-    ap.add_argument("--sides", default=",".join(SIDES), help="','-separated, of: "
-                    + ", ".join(SIDES))
+    ap.add_argument("--sides", default=";".join(SIDES), help="';'-separated, of: "
+                    + "; ".join(SIDES))
     ap.add_argument("--profile", action="store_true",
                     help="launch each Tile and stock run once inside an NVTX range "
                          "'profiled' instead of timing (ncu --nvtx --nvtx-include profiled/)")
@@ -227,7 +227,7 @@ def main(argv=None) -> int:
         warps = [int(w) for w in args.warps.split(",")]
         rows += [(size, *r) for r in _one_size(m, n, args.rounds, warps,
                                                 args.kernels.split(";"), args.profile,
-                                                args.sides.split(","))]
+                                                args.sides.split(";"))]
     if args.profile:
         return 0
     print(f"\n{torch.cuda.get_device_name()}, torch {torch.__version__}, stock Triton "
