@@ -46,9 +46,10 @@ struct TileOptions {
   // GPU targets (TRITON_TILE_RAISE_VIEWS=auto): in a kernel without a dot, loads and stores
   // through pointers stay gathers, as in NVIDIA's backend. As views, tileiras 13.4 branched
   // around each 16-byte chunk's bounds test and waited for one chunk's load before issuing the
-  // next, or moved rows through TMA, and ran one-pass softmax and layer norm at 0.6-0.9x of the
-  // gathers' speed (H200, benchmarks/row_probe.py). Atomic reductions through views
-  // (viewReductions) and descriptors keep their views; the CPU executors keep views.
+  // next, or moved rows through TMA, and ran one-pass softmax and layer norm at 0.73-1.00x of
+  // the gathers' speed without TMA, 0.21-0.76x with it (H200, benchmarks/row_probe.py). Atomic
+  // reductions through views (viewReductions) and descriptors keep their views; the CPU
+  // executors keep views.
   bool gathersWithoutDot = false;
   bool allowTma = true; // false (TRITON_TILE_ALLOW_TMA=0): view accesses say allow_tma=false
   // TMA for stores through views made inside loops (TRITON_TILE_TMA_KERNEL_MAPS=1). tileiras

@@ -330,6 +330,7 @@ private:
   // Whether a pointer access of type `t` may become a view. A tile with one dimension inside a
   // loop stays a gather unless TileOptions::loopVectorViews: on an H200 gathers ran softmax and
   // layer norm 1.1-1.3x faster than views there (docs/gpu_perf_notes.md); elsewhere they tie.
+  // For a GPU, a load or store `o` in a kernel without a dot stays one too (gathersWithoutDot).
   bool raisable(const Operation &o, Type t, bool inLoop, std::string &why) const;
   // The view plan of a pointer access of type `t`, or none (then noted, for a tile, with why).
   std::optional<ViewPlan> viewPlanOrNote(const Operation &o, Type t);
