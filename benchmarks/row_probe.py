@@ -64,6 +64,19 @@ def softmax_one_pass(Y, X, row_stride, N, BLOCK_SIZE: tl.constexpr):
 
 
 @triton.jit
+def rms_norm_block_ptr(Y, X, M, N, eps, BLOCK_SIZE: tl.constexpr):
+    """y = x / sqrt(mean(x^2) + eps), one row a program through block pointers."""
+    row = tl.program_id(0)
+    xp = tl.make_block_ptr(X, shape=(M, N), strides=(N, 1), offsets=(row, 0),
+                           block_shape=(1, BLOCK_SIZE), order=(1, 0))
+    yp = tl.make_block_ptr(Y, shape=(M, N), strides=(N, 1), offsets=(row, 0),
+                           block_shape=(1, BLOCK_SIZE), order=(1, 0))
+    x = tl.load(xp, boundary_check=(1,), padding_option="zero").to(tl.float32)
+    rstd = 1 / tl.sqrt(tl.sum(x * x, axis=1) / N + eps)
+    tl.store(yp, (x * rstd[:, None]).to(Y.dtype.element_ty), boundary_check=(1,))
+
+
+@triton.jit
 def transpose(Y, X, M, N, BM: tl.constexpr, BN: tl.constexpr):
     rm = tl.program_id(0) * BM + tl.arange(0, BM)
     rn = tl.program_id(1) * BN + tl.arange(0, BN)
@@ -138,6 +151,10 @@ def _cases(m: int, n: int, names):
         ("rows centred, 8x256 blocks in loops", center_rows, (triton.cdiv(m, 8),),
          lambda x, y: [y, x, m, n], {"BM": 8, "BN": 256},
          lambda x: x - x.mean(1, keepdim=True), lambda x: x.float() - x.float().mean(1, True)),
+        ("rms norm, one pass, block pointers", rms_norm_block_ptr, (m,),
+         lambda x, y: [y, x, m, n, 1e-5], {"BLOCK_SIZE": block},
+         lambda x: torch.nn.functional.rms_norm(x, (n,), eps=1e-5),
+         lambda x: torch.nn.functional.rms_norm(x.float(), (n,), eps=1e-5)),
         ("transpose, 64x64 tiles", transpose, (triton.cdiv(m, 64), triton.cdiv(n, 64)),
          lambda x, y: [y, x, m, n], {"BM": 64, "BN": 64}, lambda x: x.t().contiguous(),
          lambda x: x.t().float().contiguous().view(m, n)),
