@@ -62,3 +62,17 @@ def test_a_row_without_a_metric_shows_it_missing():
     row = nv._row("ours", {"Kernel Name": "k", "gpu__time_duration.sum": "2,500",
                            "launch__grid_size": "132"})
     assert row.startswith("| ours | k | 2.5 us | 132x?, ? regs |")
+
+
+def test_the_memory_row_scales_rates_by_the_unit_ncu_gave():
+    """DRAM bytes per second come in whatever unit ncu picked (its units row); the memory table
+    prints GB/s, and a rate without a unit it knows as nan, not as a wrong number."""
+    r = {"gpu__time_duration.sum": "21,500", "dram__bytes.sum.per_second": "2,125,412,816,691.5",
+         "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed": "44.3"}
+    r[nv.UNITS] = {"dram__bytes.sum.per_second": "byte/s"}
+    assert nv._memory_row("ours", r).startswith("| ours | 21.5 us | 2125 | 44.3% |")
+    r["dram__bytes.sum.per_second"] = "2.13"
+    r[nv.UNITS] = {"dram__bytes.sum.per_second": "Tbyte/second"}
+    assert nv._memory_row("ours", r).startswith("| ours | 21.5 us | 2130 |")
+    r[nv.UNITS] = {"dram__bytes.sum.per_second": "furlong/s"}
+    assert nv._memory_row("ours", r).startswith("| ours | 21.5 us | nan |")
