@@ -180,6 +180,25 @@ def parse_spec(spec: str, families) -> tuple:
     return fam, index, tile, stock, kernel
 
 
+# The launches made inside NVTX ranges named "profiled" (profile_case.py's timed ones, not those
+# that made the inputs; row_probe.py --profile's).
+MEASURED = ["--nvtx", "--nvtx-include", "profiled/"]
+
+
+def _tables(label: str, sides: list, memory_only: list = ()) -> None:
+    """The profile table of `sides` ((name, ncu row) pairs, `label` heading their column), then
+    the memory table of them and `memory_only` (a copy of the same bytes)."""
+    print(f"| {label} | kernel | time | grid x block, regs | SM throughput | tensor pipe | "
+          "warp instrs | warps active | top stalls (warps per issue) |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for side, r in sides:
+        print(_row(side, r))
+    print(f"\n| {label} | time | DRAM GB/s | " + " | ".join(name for name, _, _ in MEMORY)
+          + " |\n|---|---|---|" + "---|" * len(MEMORY))
+    for side, r in [*sides, *memory_only]:
+        print(_memory_row(side, r))
+
+
 def profile(spec: tuple, out: str, copy: bool = False) -> None:
     fam, index, tile, stock, kernel = spec
     tag = f"{fam}_{index}"
@@ -192,28 +211,14 @@ def profile(spec: tuple, out: str, copy: bool = False) -> None:
     case = [sys.executable, os.path.join(HERE, "profile_case.py"), fam, "--index", index]
     both = case + ["--tile", *tile_kv, "--stock", *_kv(stock)] + (
         ["--occupancy", occ[0]] if occ else [])
-    # The launches profile_case.py times, not those that made the inputs (NVTX range).
-    measured = ["--nvtx", "--nvtx-include", "profiled/"]
-    rows = _ncu(measured + (["-k", f"regex:{kernel}"] if kernel else []) + both,
+    rows = _ncu(MEASURED + (["-k", f"regex:{kernel}"] if kernel else []) + both,
                 os.path.join(out, f"{tag}_paths.csv"))
-    torch_rows = _ncu(measured + case + ["--torch"], os.path.join(out, f"{tag}_torch.csv"))
-    copy_rows = _ncu(measured + case + ["--copy"], os.path.join(out, f"{tag}_copy.csv")) if (
+    torch_rows = _ncu(MEASURED + case + ["--torch"], os.path.join(out, f"{tag}_torch.csv"))
+    copy_rows = _ncu(MEASURED + case + ["--copy"], os.path.join(out, f"{tag}_copy.csv")) if (
         copy) else []
     print(f"\n### {':'.join(spec).rstrip(':')}\n")
-    print("| side | kernel | time | grid x block, regs | SM throughput | tensor pipe | "
-          "warp instrs | warps active | top stalls (warps per issue) |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    for side, r in zip(["ours", "stock"], rows[-2:]):
-        print(_row(side, r))
-    for r in torch_rows:
-        print(_row("torch", r))
-    sides = list(zip(["ours", "stock"], rows[-2:])) + [("torch", r) for r in torch_rows] + [
-        ("copy of the same bytes", r) for r in copy_rows]
-    print("\n| side | time | DRAM GB/s | "
-          + " | ".join(name for name, _, _ in MEMORY) + " |\n|---|---|---|"
-          + "---|" * len(MEMORY))
-    for side, r in sides:
-        print(_memory_row(side, r))
+    _tables("side", list(zip(["ours", "stock"], rows[-2:])) + [("torch", r) for r in torch_rows],
+            [("copy of the same bytes", r) for r in copy_rows])
     # The cache entries' cubins: ours in `<key>/<kernel>.cubin` (the launch guard's specialized
     # kernel, the one that runs where the guard holds) and `.cubin_general` (where it does not);
     # one level down, so not tileiras/<xx>/ (tileiras's store of both). Stock Triton's in
@@ -241,18 +246,9 @@ def profile(spec: tuple, out: str, copy: bool = False) -> None:
 def profile_command(command: list, out: str) -> None:
     """ncu over the launches `command` makes inside NVTX ranges named "profiled" (as
     row_probe.py --profile does), one table row each, in launch order."""
-    rows = _ncu(["--nvtx", "--nvtx-include", "profiled/"] + command,
-                os.path.join(out, "command.csv"))
+    rows = _ncu(MEASURED + command, os.path.join(out, "command.csv"))
     print(f"\n### {' '.join(command)}\n")
-    print("| launch | kernel | time | grid x block, regs | SM throughput | tensor pipe | "
-          "warp instrs | warps active | top stalls (warps per issue) |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    for i, r in enumerate(rows):
-        print(_row(str(i + 1), r))
-    print("\n| launch | time | DRAM GB/s | " + " | ".join(name for name, _, _ in MEMORY)
-          + " |\n|---|---|---|" + "---|" * len(MEMORY))
-    for i, r in enumerate(rows):
-        print(_memory_row(str(i + 1), r))
+    _tables("launch", [(str(i + 1), r) for i, r in enumerate(rows)])
 
 
 def main(argv=None) -> int:

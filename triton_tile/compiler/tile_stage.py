@@ -59,15 +59,13 @@ DEFAULT_OCCUPANCY = {"dot": 2, "other": 8}
 # But tileiras turns the hint into a register cap (65536 / (occupancy x threads), rounded down to
 # a multiple of 8, at least 48: read from its cubins' .nv.info) and spills what does not fit: a
 # one-pass softmax of 8192-wide rows at 4 warps (64 registers of row a thread) spilled (55 LDL)
-# at occupancy 8: as views, 53% of a copy's speed at 8, 63% at 4, where stock Triton ran 94%
-# (H200; gathers at 4: 95%, RESULTS.md 2026-11-30). So a kernel without
-# a dot gets the largest of occupancy 8, 4, 2, 1 whose cap holds its largest tile's registers a
-# thread plus REGISTER_MARGIN for the other values (addresses, reduction scratch): that
-# softmax, the row 32 registers a thread, did not spill under caps of 48 (8 warps) and 64 (4
-# warps); 64 registers under 64 did. Not the occupancies between: the margin is too coarse for
-# them: a one-pass layer norm's 64 registers of row spilled (12 LDL) under occupancy 6's 80
-# (3421 GB/s, H200; 3627-3643 at 4 in two runs before), where a softmax of 4 rows of 4096 at 8
-# warps ran 2815 GB/s at occupancy 3 (80 registers, no spill) against 2570 at 2 in a run before.
+# at occupancy 8. So a kernel without a dot gets the largest of occupancy 8, 4, 2, 1 whose cap
+# holds its largest tile's registers a thread plus REGISTER_MARGIN for the other values
+# (addresses, reduction scratch): that softmax, the row 32 registers a thread, did not spill
+# under caps of 48 (8 warps) and 64 (4 warps); 64 registers under 64 did. Not the occupancies
+# between: the margin is too coarse for them (a one-pass layer norm's 64 registers of row
+# spilled under occupancy 6's 80, where a 4-row softmax ran faster at 3 than at 2). The figures,
+# H200: benchmarks/RESULTS.md, 2026-11-30 08:20.
 REGISTER_MARGIN = 16
 _TENSOR = re.compile(r"tensor<((?:\d+x)+)(f64|i64|f32|i32|bf16|f16|i16|i8|f8\w*)>")
 
